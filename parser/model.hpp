@@ -1,0 +1,147 @@
+// The semantic model of one Python file, built in a single iterative walk: import aliases ->
+// qualified names, calls with resolved keyword arguments (through literal **dicts), constant values
+// (including argparse defaults behind args.x), training-step loops (directly or through same-file
+// functions) with interval guards, DataLoader constructions and the loops they feed, CUDA use.
+// Rules ask it questions; it never does I/O. See DESIGN.md "What the semantic model must get right".
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "parser/source.hpp"
+
+namespace perflint {
+
+// Where an argparse option is declared: `parser.add_argument('--workers', default=4)`.
+struct ArgOption {
+  std::string dest;      // workers
+  std::string flag;      // --workers (the first long flag, or the first flag)
+  TSNode call{};         // the add_argument call
+  TSNode default_value{};  // null when there is no default= (argparse default None)
+  uint32_t line = 0;
+};
+
+// The value of an expression when it can be known statically.
+struct Value {
+  enum class Kind { Unknown, None, Bool, Int, Float, String };
+  Kind kind = Kind::Unknown;
+  bool b = false;
+  long long i = 0;
+  double f = 0.0;
+  std::string s;
+  const ArgOption* from_option = nullptr;  // came from an argparse default
+  TSNode origin{};                         // the literal the value was read from
+
+  bool known() const { return kind != Kind::Unknown; }
+  // Python truthiness, when known.
+  std::optional<bool> truthy() const;
+  std::optional<long long> as_int() const;
+  std::string repr() const;  // Python-like: 0, True, 'cuda', None
+};
+
+struct Argument {
+  std::string_view name;   // keyword name; empty for positional
+  TSNode value{};
+  TSNode via_dict{};       // the `**name` argument this came from, when resolved through a dict
+  TSNode dict_site{};      // where that dict entry was written
+};
+
+struct CallInfo {
+  TSNode node{};
+  TSNode function{};
+  std::string qualname;        // "torch.utils.data.DataLoader" when resolved through imports
+  std::string_view method;     // attribute calls: "item", "to", "backward"; else empty
+  TSNode receiver{};           // attribute calls: the object
+  std::vector<TSNode> positional;
+  std::vector<Argument> keywords;  // explicit keywords and those resolved from **dicts
+  bool unresolved_kwargs = false;  // a **x whose content is unknown: rules about kwargs stay silent
+  bool star_args = false;          // a *x: positional indices are unknown
+
+  const Argument* keyword(std::string_view name) const;
+  // The argument bound to parameter `name` at positional index `index` (or as keyword).
+  TSNode arg(std::string_view name, int index = -1) const;
+};
+
+struct Guard {
+  TSNode condition{};  // the `if` condition that makes the code run only every N steps
+};
+
+struct StepContext {
+  bool in_step = false;      // runs inside a training-step loop (directly or via a called function)
+  TSNode loop{};             // the step loop (for a function body: the loop that calls it)
+  const Guard* guard = nullptr;  // non-null when under an interval guard: not "every step"
+  bool per_step() const { return in_step && guard == nullptr; }
+};
+
+struct DataLoaderInfo {
+  const CallInfo* call = nullptr;
+  std::string variable;          // name (or dotted self.x) it is assigned to, when any
+  std::vector<TSNode> loops;     // loops iterating it (for/while over it, enumerate/tqdm/iter)
+  bool feeds_step = false;       // iterated by a training-step loop
+  bool assumed_step = false;     // not linked to any loop; assumed to feed the step loop
+  TSNode step_loop{};            // the step loop it feeds (or is assumed to)
+  bool repeated = false;         // that loop sits inside another loop (epochs)
+};
+
+class Model {
+ public:
+  // Walks `root` once. `wanted_kinds` are node kinds whose nodes are kept (in document order)
+  // for `nodes_of_kind` (the engine's dispatch).
+  Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted_kinds);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const SourceFile& source() const;
+  std::string_view text(TSNode n) const;
+  const std::vector<TSNode>& nodes_of_kind(std::string_view kind) const;
+
+  // ---- names and values
+  // Qualified name of an expression through import aliases: `tud.DataLoader` ->
+  // "torch.utils.data.DataLoader"; "" when it is not rooted in an import.
+  std::string qualname(TSNode expr) const;
+  const CallInfo* call(TSNode call_node) const;
+  const std::vector<CallInfo>& calls() const;
+  Value evaluate(TSNode expr) const;
+  const ArgOption* arg_option(std::string_view dest) const;
+  // True when the file imports the module (or something under it): imports("torch").
+  bool imports(std::string_view module) const;
+  // The last top-level import statement (for "add this line after the imports"), or null.
+  TSNode last_import() const;
+  TSNode first_import_of(std::string_view module) const;
+
+  // ---- training step
+  bool has_step_loop() const;
+  const std::vector<TSNode>& step_loops() const;
+  StepContext step_context(TSNode node) const;
+  // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
+  bool is_batch_expression(TSNode expr) const;
+  // The loader whose batches reach `expr`, when known.
+  const DataLoaderInfo* loader_of_batch(TSNode expr) const;
+
+  // ---- data loading
+  const std::vector<DataLoaderInfo>& dataloaders() const;
+  const DataLoaderInfo* dataloader(TSNode call_node) const;
+
+  // ---- device
+  bool uses_cuda() const;
+  TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
+
+  // ---- structure
+  // The innermost enclosing node of `kind` (e.g. "function_definition"), or null.
+  TSNode enclosing(TSNode node, std::string_view kind) const;
+  // True when `node` runs only under an `if` other than `if __name__ == "__main__":`.
+  bool under_condition(TSNode node, TSNode* condition = nullptr) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace perflint

@@ -1,0 +1,100 @@
+// RAII wrappers over the tree-sitter C API (parser, tree, query, cursor) and small node helpers.
+// Rule code never calls ts_*_delete; query predicates (#eq?, #not-eq?, #match?, #not-match?,
+// #any-of?) are evaluated here because the C library only parses them.
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/expected.hpp"
+
+namespace perflint::ts {
+
+const TSLanguage* python_language();
+
+struct TreeDeleter { void operator()(TSTree* t) const { ts_tree_delete(t); } };
+struct ParserDeleter { void operator()(TSParser* p) const { ts_parser_delete(p); } };
+struct QueryDeleter { void operator()(TSQuery* q) const { ts_query_delete(q); } };
+struct CursorDeleter { void operator()(TSQueryCursor* c) const { ts_query_cursor_delete(c); } };
+
+class Tree {
+ public:
+  Tree() = default;
+  explicit Tree(TSTree* t) : tree_(t) {}
+  TSNode root() const { return ts_tree_root_node(tree_.get()); }
+  explicit operator bool() const { return tree_ != nullptr; }
+
+ private:
+  std::unique_ptr<TSTree, TreeDeleter> tree_;
+};
+
+// One parser per thread (TSParser is not thread-safe); cheap to keep and reuse.
+class Parser {
+ public:
+  Parser();
+  Tree parse(std::string_view text);
+
+ private:
+  std::unique_ptr<TSParser, ParserDeleter> parser_;
+};
+
+// ---- node helpers -------------------------------------------------------------------------
+inline std::string_view kind(TSNode n) { return ts_node_type(n); }
+inline bool is(TSNode n, std::string_view k) { return !ts_node_is_null(n) && kind(n) == k; }
+inline std::string_view text(TSNode n, std::string_view src) {
+  const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  return s <= e && e <= src.size() ? src.substr(s, e - s) : std::string_view{};
+}
+inline TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+}
+inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
+std::vector<TSNode> named_children(TSNode n);
+
+// Pre-order walk without recursion (TSTreeCursor); depth of the input never touches the C stack.
+// The visitor returns false to skip a node's children.
+void walk(TSNode root, const std::function<bool(TSNode)>& visit);
+
+// ---- queries ------------------------------------------------------------------------------
+struct Capture {
+  std::string_view name;
+  TSNode node;
+};
+struct Match {
+  uint32_t pattern = 0;
+  std::vector<Capture> captures;
+  // First node captured as `name`, or a null node.
+  TSNode get(std::string_view name) const;
+};
+
+class Query {
+ public:
+  // Compile errors come back as a message with line, column and a caret under the offset.
+  static Expected<Query> compile(std::string_view source);
+  // Matches under `node` whose predicates hold, in document order.
+  std::vector<Match> matches(TSNode node, std::string_view src) const;
+  uint32_t capture_count() const;
+
+ private:
+  struct Predicate {
+    enum class Op { Eq, NotEq, Match, NotMatch, AnyOf, NotAnyOf } op;
+    uint32_t capture = 0;
+    // Second operand: another capture (`capture_rhs`) or literal strings.
+    bool rhs_is_capture = false;
+    uint32_t capture_rhs = 0;
+    std::vector<std::string> literals;
+    std::shared_ptr<std::regex> regex;
+  };
+  bool holds(const TSQueryMatch& m, std::string_view src) const;
+
+  std::shared_ptr<TSQuery> query_;
+  std::vector<std::vector<Predicate>> predicates_;  // per pattern
+};
+
+}  // namespace perflint::ts

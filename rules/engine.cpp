@@ -1,0 +1,145 @@
+// Engine: one parse, one model walk, dispatch by node kind, central suppression, stable order.
+#include "rules/engine.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "parser/model.hpp"
+#include "rules/suppression.hpp"
+
+namespace perflint {
+
+bool RuleSet::enabled(std::string_view code) const {
+  return std::any_of(rules.begin(), rules.end(), [&](const Rule* r) { return r->info().code == code; });
+}
+
+RuleSet make_rule_set(const std::vector<std::string>& select, const std::vector<std::string>& ignore,
+                      const std::map<std::string, Severity, std::less<>>& severity) {
+  RuleSet set;
+  set.severity = severity;
+  for (const auto& rule : all_rules()) {
+    const RuleInfo& info = rule->info();
+    bool on = false;
+    if (select.empty()) {
+      on = std::find(info.tags.begin(), info.tags.end(), "opt-in") == info.tags.end();
+    } else {
+      for (const auto& s : select) {
+        // "ALL" and prefixes do not turn on opt-in rules; naming the rule does.
+        const bool opt_in = std::find(info.tags.begin(), info.tags.end(), "opt-in") != info.tags.end();
+        const bool exact = find_rule(s) == rule.get();
+        if (selector_matches(s, info) && (!opt_in || exact)) on = true;
+      }
+    }
+    for (const auto& s : ignore)
+      if (selector_matches(s, info)) on = false;
+    if (on) set.rules.push_back(rule.get());
+  }
+  return set;
+}
+
+namespace {
+
+// The first ERROR or MISSING node in document order, found without recursion.
+TSNode first_syntax_error(TSNode root) {
+  TSNode found{};
+  bool done = false;
+  ts::walk(root, [&](TSNode n) {
+    if (done) return false;
+    if (!ts_node_has_error(n)) return false;
+    if (ts_node_is_error(n) || ts_node_is_missing(n)) {
+      found = n;
+      done = true;
+      return false;
+    }
+    return true;
+  });
+  return found;
+}
+
+const std::vector<std::string>& dispatch_kinds() {
+  static const std::vector<std::string> kinds = [] {
+    std::set<std::string> all{"comment"};
+    for (const auto& rule : all_rules())
+      for (auto k : rule->kinds()) all.emplace(k);
+    return std::vector<std::string>(all.begin(), all.end());
+  }();
+  return kinds;
+}
+
+}  // namespace
+
+FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet& rules, ts::Parser& parser) {
+  FileResult result;
+  result.path = path;
+  auto source = SourceFile::from_bytes(path, std::move(bytes));
+  if (!source) {
+    // from_bytes already prefixes the path and position; keep the message short here.
+    const std::string& m = source.error().message;
+    result.errors.push_back({FileError::Kind::Io, path, m.substr(m.find(": ") + 2), std::nullopt});
+    return result;
+  }
+  const SourceFile& src = *source;
+  result.lines = src.line_count();
+  ts::Tree tree = parser.parse(src.text());
+  if (!tree) {
+    result.errors.push_back({FileError::Kind::Io, path, "tree-sitter could not parse the file", std::nullopt});
+    return result;
+  }
+  result.linted = true;
+  const TSNode root = tree.root();
+  if (ts_node_has_error(root)) {
+    TSNode err = first_syntax_error(root);
+    const uint32_t at = ts_node_is_null(err) ? 0 : ts_node_start_byte(err);
+    const Position p = src.position(at);
+    std::string what = !ts_node_is_null(err) && ts_node_is_missing(err)
+                           ? "syntax error: missing `" + std::string(ts::kind(err)) + "`"
+                           : "syntax error";
+    result.errors.push_back({FileError::Kind::Syntax, path,
+                             what + " (the rest of the file was still linted)", p});
+  }
+
+  Model model(src, root, dispatch_kinds());
+  std::vector<Finding> findings;
+  Emitter emitter(src, findings);
+  const bool cuda = model.uses_cuda();
+  for (const Rule* rule : rules.rules) {
+    const RuleInfo& info = rule->info();
+    if (info.cuda_only && !cuda) continue;
+    emitter.set_rule(&info);
+    const size_t before = findings.size();
+    // Rules are handed their kinds in document order: merge the per-kind lists.
+    std::vector<TSNode> nodes;
+    for (auto k : rule->kinds()) {
+      const auto& v = model.nodes_of_kind(k);
+      nodes.insert(nodes.end(), v.begin(), v.end());
+    }
+    if (rule->kinds().size() > 1)
+      std::stable_sort(nodes.begin(), nodes.end(),
+                       [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+    for (TSNode n : nodes) rule->check(n, model, emitter);
+    if (auto it = rules.severity.find(info.code); it != rules.severity.end())
+      for (size_t i = before; i < findings.size(); ++i) findings[i].severity = it->second;
+  }
+
+  std::vector<std::pair<uint32_t, uint32_t>> comments;
+  for (TSNode c : model.nodes_of_kind("comment")) comments.emplace_back(ts_node_start_byte(c), ts_node_end_byte(c));
+  apply_suppressions(parse_suppressions(src, comments), findings);
+
+  std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.span.start.line != b.span.start.line) return a.span.start.line < b.span.start.line;
+    if (a.span.start.column != b.span.start.column) return a.span.start.column < b.span.start.column;
+    return a.rule->code < b.rule->code;
+  });
+  // One finding per rule and place.
+  findings.erase(std::unique(findings.begin(), findings.end(),
+                             [](const Finding& a, const Finding& b) {
+                               return a.rule == b.rule && a.span.start_byte == b.span.start_byte &&
+                                      a.span.end_byte == b.span.end_byte;
+                             }),
+                 findings.end());
+  result.findings = std::move(findings);
+  return result;
+}
+
+}  // namespace perflint

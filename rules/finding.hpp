@@ -1,0 +1,79 @@
+// What a rule reports: data, not prose (STYLE.md rule 4). Reports format these; they decide nothing.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/source.hpp"
+
+namespace perflint {
+
+enum class Severity { Info, Warning, Error };
+std::string_view to_string(Severity s);
+std::optional<Severity> parse_severity(std::string_view s);
+
+struct Span {
+  uint32_t start_byte = 0;
+  uint32_t end_byte = 0;
+  Position start;  // 1-based line and column
+  Position end;    // exclusive end (column just past the last character)
+};
+
+struct Note {
+  std::string message;
+  std::optional<Span> span;  // secondary location in the same file, when there is one
+};
+
+struct Edit {
+  uint32_t start_byte = 0;
+  uint32_t end_byte = 0;
+  std::string replacement;
+};
+
+struct Fix {
+  std::string title;
+  bool safe = true;
+  std::vector<Edit> edits;
+};
+
+struct RuleInfo;
+
+struct Finding {
+  const RuleInfo* rule = nullptr;
+  Severity severity = Severity::Warning;  // rule default, possibly overridden by config
+  std::string path;                       // as given on the command line / discovered
+  Span span;
+  std::string message;
+  std::string fix_hint;
+  std::vector<Note> notes;
+  std::optional<Fix> fix;
+};
+
+// A file that could not be (fully) linted. Io errors make the exit code 2; a syntax error is a
+// diagnostic at a location: the rest of the file is still linted.
+struct FileError {
+  enum class Kind { Io, Syntax, Config };
+  Kind kind = Kind::Io;
+  std::string path;
+  std::string message;                // without the path prefix
+  std::optional<Position> position;   // where there is one
+};
+
+// Something the user should know that is not an error (e.g. a file skipped for its size).
+struct Notice {
+  std::string path;
+  std::string message;
+};
+
+struct FileResult {
+  std::string path;
+  std::vector<Finding> findings;  // sorted by line, column, code
+  std::vector<FileError> errors;
+  std::vector<Notice> notices;
+  uint32_t lines = 0;
+  bool linted = false;  // false when skipped or unreadable
+};
+
+}  // namespace perflint

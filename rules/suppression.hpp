@@ -1,0 +1,30 @@
+// Suppression comments, handled here and nowhere else (rules never see them):
+//   # perflint: ignore[PFL201, per-step-item]   this line
+//   # noqa: PFL201   /  # noqa                    this line (bare noqa: every rule)
+//   # perflint: ignore-file[PFL401]              the whole file (ignore-file without a list: all)
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/source.hpp"
+#include "rules/finding.hpp"
+
+namespace perflint {
+
+struct Suppression {
+  uint32_t line = 0;               // 1-based line of the comment
+  bool file_level = false;
+  bool all = false;                // bare `# noqa` / `ignore-file` without a list
+  std::vector<std::string> codes;  // as written: codes or names
+  Span span;                       // the comment
+  mutable bool used = false;
+};
+
+// `comments` are the byte ranges of comment tokens (from the parse tree, so strings never count).
+std::vector<Suppression> parse_suppressions(const SourceFile& source,
+                                            const std::vector<std::pair<uint32_t, uint32_t>>& comments);
+// Removes suppressed findings; marks the suppressions that matched as used.
+void apply_suppressions(const std::vector<Suppression>& suppressions, std::vector<Finding>& findings);
+
+}  // namespace perflint
