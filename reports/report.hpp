@@ -1,0 +1,40 @@
+// Report writers: text (ruff/rustc style), json, sarif (2.1.0), github annotations. They format the
+// results they are given and decide nothing (DESIGN.md: data flows one way).
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/source.hpp"
+#include "rules/finding.hpp"
+
+namespace perflint {
+
+enum class OutputFormat { Text, Json, Sarif, Github };
+
+struct ReportOptions {
+  bool color = false;        // ANSI colours (text only)
+  bool statistics = false;   // text: a per-rule count table instead of each finding
+  bool show_source = true;   // text: the snippet with carets
+  // Directory that SARIF artifact URIs are made relative to (the repository root); empty: cwd.
+  std::string base_dir;
+  // File contents by path, for snippets (text) and line hashes (sarif). Missing: no snippet.
+  const std::map<std::string, std::string, std::less<>>* sources = nullptr;
+};
+
+// `results` are sorted by path; each file's findings by line, column, code.
+std::string write_text(const std::vector<FileResult>& results, const ReportOptions& options);
+std::string write_json(const std::vector<FileResult>& results, const ReportOptions& options);
+std::string write_sarif(const std::vector<FileResult>& results, const ReportOptions& options);
+std::string write_github(const std::vector<FileResult>& results, const ReportOptions& options);
+std::string write_report(OutputFormat format, const std::vector<FileResult>& results, const ReportOptions& options);
+
+// `perflint rules` (grouped by category, with default severity) and `perflint rule CODE`.
+std::string write_rule_list(bool color);
+std::string write_rule_explanation(std::string_view code_or_name);
+
+// JSON string escaping (shared by the json and sarif writers).
+std::string json_escape(std::string_view s);
+
+}  // namespace perflint
