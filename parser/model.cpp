@@ -1,61 +1,1135 @@
-// Semantic model (minimal first cut: node index by kind; the rest lands next).
+// Semantic model of one Python file (see model.hpp). One iterative walk records imports, calls,
+// assignments, loops and the ancestor frames of each; the rest is derived after the walk:
+// same-file call graph -> step functions and step loops, DataLoader -> loop links, batch names.
 #include "parser/model.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <unordered_set>
 
 #include "parser/ts.hpp"
 
 namespace perflint {
+namespace {
+
+using ts::field;
+using ts::is;
+using ts::kind;
+
+struct NodeKey {
+  const void* id;
+  uint32_t start;
+  bool operator==(const NodeKey& o) const { return id == o.id && start == o.start; }
+};
+struct NodeKeyHash {
+  size_t operator()(const NodeKey& k) const {
+    return std::hash<const void*>()(k.id) ^ (std::hash<uint32_t>()(k.start) << 1);
+  }
+};
+NodeKey key(TSNode n) { return NodeKey{n.id, ts_node_start_byte(n)}; }
+bool null(TSNode n) { return ts_node_is_null(n); }
+
+// Ancestor frames of a node inside its function (outermost first).
+struct Frame {
+  enum class Kind { Loop, Guard, Condition, Function, Lambda, Comprehension, Class } kind;
+  TSNode node{};       // the loop / if / function
+  TSNode condition{};  // Guard/Condition: the condition expression
+};
+
+struct Context {
+  TSNode function{};          // innermost function_definition (null at module level)
+  std::vector<Frame> frames;  // within that function, outermost first
+};
+
+
+std::string_view last_component(std::string_view dotted) {
+  const auto dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+bool icontains(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    bool ok = true;
+    for (size_t k = 0; k < needle.size() && ok; ++k)
+      ok = std::tolower(static_cast<unsigned char>(hay[i + k])) == needle[k];
+    if (ok) return true;
+  }
+  return false;
+}
+
+// Names that count steps: `i`, `step`, `global_step`, `batch_idx`, `it`, `epoch`.
+bool is_counter_name(std::string_view n) {
+  if (n == "i" || n == "j" || n == "it" || n == "n" || n == "k") return true;
+  for (std::string_view w : {"step", "iter", "idx", "batch", "epoch", "count"})
+    if (icontains(n, w)) return true;
+  return false;
+}
+
+// The root identifier of `a.b[0].c(1)`: `a`. Null when the expression is not rooted in a name.
+TSNode root_identifier(TSNode n) {
+  for (int guard = 0; guard < 256 && !null(n); ++guard) {
+    const std::string_view k = kind(n);
+    if (k == "identifier") return n;
+    if (k == "attribute") n = field(n, "object");
+    else if (k == "subscript") n = field(n, "value");
+    else if (k == "call") {
+      TSNode f = field(n, "function");
+      if (!is(f, "attribute")) return TSNode{};
+      n = field(f, "object");
+    } else if (k == "parenthesized_expression") n = ts_node_named_child(n, 0);
+    else return TSNode{};
+  }
+  return TSNode{};
+}
+
+// Identifiers bound by a for-loop target or assignment target pattern.
+void bound_names(TSNode target, std::string_view src, std::vector<std::string>& out) {
+  if (null(target)) return;
+  const std::string_view k = kind(target);
+  if (k == "identifier") {
+    out.emplace_back(ts::text(target, src));
+    return;
+  }
+  if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "tuple" || k == "list" ||
+      k == "expression_list" || k == "parenthesized_expression" || k == "list_splat_pattern")
+    for (TSNode c : ts::named_children(target)) bound_names(c, src, out);
+}
+
+}  // namespace
 
 struct Model::Impl {
   const SourceFile& src;
+  std::string_view text;
   std::unordered_map<std::string, std::vector<TSNode>> by_kind;
+
+  // imports
+  std::unordered_map<std::string, std::string> aliases;  // local name -> qualified
+  std::vector<std::string> imported_modules;
+  TSNode last_import{};
+  std::vector<std::pair<std::string, TSNode>> import_nodes;  // qualified module -> statement
+
+  // calls
   std::vector<CallInfo> calls;
+  std::vector<Context> call_ctx;
+  std::unordered_map<NodeKey, size_t, NodeKeyHash> call_index;
+
+  // assignments: (scope, name) -> right-hand sides; names rebound in ways we cannot follow
+  struct Assign {
+    TSNode target, value, statement;
+    Context ctx;
+  };
+  std::unordered_map<std::string, std::vector<Assign>> assigns;  // key: scope-id + ":" + name
+  std::unordered_set<std::string> opaque;                         // same keys: params, for targets, aug-assign
+  std::vector<Assign> all_assigns;
+
+  // functions by simple name (module functions and methods alike)
+  struct Function {
+    TSNode node;
+    std::string name;
+    std::vector<std::string> params;  // positional order, self included
+    bool marker_outside_loop = false;
+    bool has_step_loop = false;
+    bool step_fn = false;
+  };
+  std::vector<Function> functions;
+  std::unordered_map<std::string, std::vector<size_t>> functions_by_name;
+
+  // loops
+  struct Loop {
+    TSNode node;
+    Context ctx;               // frames outside the loop (the loop itself not included)
+    bool direct_step = false;  // contains a marker or a call to a step function
+    bool step = false;         // innermost such loop
+    bool repeated = false;
+    std::vector<std::string> batch_names;
+    int loader = -1;
+  };
+  std::vector<Loop> loops;
+  std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
+  std::vector<TSNode> step_loop_nodes;
+
+  // argparse
+  std::vector<ArgOption> options;
+
+  // data loaders
   std::vector<DataLoaderInfo> loaders;
-  std::vector<TSNode> step_loops;
-  explicit Impl(const SourceFile& s) : src(s) {}
+
+  // cuda
+  TSNode cuda_node{};
+
+  std::vector<TSNode> strings;
+  std::deque<Guard> guards;  // stable storage for StepContext::guard (deque: no reallocation)
+
+  explicit Impl(const SourceFile& s) : src(s), text(s.text()) {}
+
+  std::string_view t(TSNode n) const { return ts::text(n, text); }
+
+  static std::string scope_key(TSNode function, std::string_view name) {
+    return std::to_string(null(function) ? 0u : ts_node_start_byte(function)) + ":" + std::string(name);
+  }
+
+  // ---- context from an ancestor path (root first, node last excluded) -----------------------
+  Context context_from_path(const std::vector<TSNode>& path, TSNode self) const {
+    Context ctx;
+    // Find the innermost function among the ancestors.
+    size_t begin = 0;
+    for (size_t i = path.size(); i-- > 0;) {
+      if (is(path[i], "function_definition")) {
+        ctx.function = path[i];
+        begin = i + 1;
+        break;
+      }
+    }
+    for (size_t i = begin; i < path.size(); ++i) {
+      TSNode a = path[i];
+      TSNode next = i + 1 < path.size() ? path[i + 1] : self;
+      const std::string_view k = kind(a);
+      if (k == "for_statement") {
+        // Only the body (and else) runs per iteration.
+        TSNode body = field(a, "body");
+        if (ts::same(body, next)) ctx.frames.push_back({Frame::Kind::Loop, a, {}});
+      } else if (k == "while_statement") {
+        TSNode body = field(a, "body");
+        if (ts::same(body, next)) ctx.frames.push_back({Frame::Kind::Loop, a, {}});
+      } else if (k == "if_statement") {
+        TSNode cons = field(a, "consequence");
+        if (ts::same(cons, next)) ctx.frames.push_back({Frame::Kind::Condition, a, field(a, "condition")});
+        else if (is(next, "else_clause") || is(next, "elif_clause"))
+          ctx.frames.push_back({Frame::Kind::Condition, a, {}});
+      } else if (k == "elif_clause") {
+        TSNode cons = field(a, "consequence");
+        if (ts::same(cons, next)) ctx.frames.push_back({Frame::Kind::Condition, a, field(a, "condition")});
+      } else if (k == "conditional_expression") {
+        ctx.frames.push_back({Frame::Kind::Condition, a, {}});
+      } else if (k == "lambda") {
+        ctx.frames.push_back({Frame::Kind::Lambda, a, {}});
+      } else if (k == "class_definition") {
+        ctx.frames.push_back({Frame::Kind::Class, a, {}});
+      } else if (k == "list_comprehension" || k == "generator_expression" || k == "set_comprehension" ||
+                 k == "dictionary_comprehension") {
+        ctx.frames.push_back({Frame::Kind::Comprehension, a, {}});
+      }
+    }
+    // Mark interval guards.
+    for (auto& f : ctx.frames)
+      if (f.kind == Frame::Kind::Condition && !null(f.condition) && is_interval_guard(f.condition))
+        f.kind = Frame::Kind::Guard;
+    return ctx;
+  }
+
+  Context context_by_climbing(TSNode n) const {
+    std::vector<TSNode> path;
+    for (TSNode p = ts_node_parent(n); !null(p); p = ts_node_parent(p)) path.push_back(p);
+    std::reverse(path.begin(), path.end());
+    return context_from_path(path, n);
+  }
+
+  // `if step % 100 == 0`, `if (i + 1) % log_every == 0 and rank == 0`, `if i == 0`,
+  // `if time.time() - last > 10`, `if should_log:`: code under it does not run every step.
+  bool is_interval_guard(TSNode cond) const {
+    bool guard = false;
+    ts::walk(cond, [&](TSNode n) {
+      if (guard) return false;
+      const std::string_view k = kind(n);
+      if (k == "binary_operator") {
+        TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+        if (!null(op) && t(op) == "%") guard = true;
+      } else if (k == "comparison_operator") {
+        // `step == <int>` runs on one step only (but `rank == 0` runs on every step of rank 0).
+        bool eq = false, int_side = false, counter = false;
+        const uint32_t count = ts_node_child_count(n);
+        for (uint32_t i = 0; i < count; ++i) {
+          TSNode c = ts_node_child(n, i);
+          if (!ts_node_is_named(c) && t(c) == "==") eq = true;
+          if (is(c, "integer")) int_side = true;
+          TSNode id = is(c, "attribute") ? field(c, "attribute") : c;
+          if (is(id, "identifier") && is_counter_name(t(id))) counter = true;
+        }
+        if (eq && int_side && counter) guard = true;
+      } else if (k == "call") {
+        const std::string q = qualname_of(field(n, "function"));
+        if (q == "time.time" || q == "time.perf_counter" || q == "time.monotonic") guard = true;
+      } else if (k == "identifier") {
+        const std::string_view name = t(n);
+        for (std::string_view w : {"log", "print", "verbose", "debug", "eval", "save", "checkpoint", "report"})
+          if (icontains(name, w)) guard = true;
+      }
+      return true;
+    });
+    return guard;
+  }
+
+  // ---- names ----------------------------------------------------------------------------------
+  std::string qualname_of(TSNode n) const {
+    if (null(n)) return {};
+    const std::string_view k = kind(n);
+    if (k == "identifier") {
+      auto it = aliases.find(std::string(t(n)));
+      return it == aliases.end() ? std::string{} : it->second;
+    }
+    if (k == "attribute") {
+      std::string base = qualname_of(field(n, "object"));
+      if (base.empty()) return {};
+      return base + "." + std::string(t(field(n, "attribute")));
+    }
+    return {};
+  }
+
+  void record_import(TSNode stmt, TSNode parent_path_function) {
+    (void)parent_path_function;
+    const bool top_level = is(ts_node_parent(stmt), "module");
+    if (top_level) last_import = stmt;
+    if (is(stmt, "import_statement")) {
+      for (TSNode c : ts::named_children(stmt)) {
+        if (is(c, "dotted_name")) {
+          const std::string full(t(c));
+          const std::string first = full.substr(0, full.find('.'));
+          aliases[first] = first;
+          imported_modules.push_back(full);
+          import_nodes.emplace_back(full, stmt);
+        } else if (is(c, "aliased_import")) {
+          const std::string full(t(field(c, "name")));
+          aliases[std::string(t(field(c, "alias")))] = full;
+          imported_modules.push_back(full);
+          import_nodes.emplace_back(full, stmt);
+        }
+      }
+    } else if (is(stmt, "import_from_statement")) {
+      TSNode mod = field(stmt, "module_name");
+      if (null(mod) || !is(mod, "dotted_name")) return;  // relative imports: not a library name
+      const std::string module(t(mod));
+      imported_modules.push_back(module);
+      import_nodes.emplace_back(module, stmt);
+      const uint32_t count = ts_node_named_child_count(stmt);
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_named_child(stmt, i);
+        if (ts::same(c, mod)) continue;
+        if (is(c, "dotted_name")) {
+          aliases[std::string(t(c))] = module + "." + std::string(t(c));
+        } else if (is(c, "aliased_import")) {
+          aliases[std::string(t(field(c, "alias")))] = module + "." + std::string(t(field(c, "name")));
+        }
+      }
+    }
+  }
+
+  // ---- calls ----------------------------------------------------------------------------------
+  void record_call(TSNode n, Context ctx) {
+    CallInfo ci;
+    ci.node = n;
+    ci.function = field(n, "function");
+    ci.qualname = qualname_of(ci.function);
+    if (is(ci.function, "attribute")) {
+      ci.method = t(field(ci.function, "attribute"));
+      ci.receiver = field(ci.function, "object");
+    }
+    TSNode args = field(n, "arguments");
+    if (is(args, "argument_list")) {
+      for (TSNode a : ts::named_children(args)) {
+        const std::string_view k = kind(a);
+        if (k == "keyword_argument") {
+          ci.keywords.push_back({t(field(a, "name")), field(a, "value"), {}, {}});
+        } else if (k == "dictionary_splat") {
+          // resolved after the walk (assignments may come later in document order? no: earlier,
+          // but the whole scope is known only after the walk)
+          ci.keywords.push_back({"**", a, {}, {}});
+        } else if (k == "list_splat") {
+          ci.star_args = true;
+        } else if (k != "comment") {
+          ci.positional.push_back(a);
+        }
+      }
+    } else if (!null(args)) {
+      ci.positional.push_back(args);  // generator argument: f(x for x in y)
+    }
+    call_index.emplace(key(n), calls.size());
+    calls.push_back(std::move(ci));
+    call_ctx.push_back(std::move(ctx));
+  }
+
+  // Entries of a dict-valued name or expression, as (key, value, site) triples. False when unknown.
+  bool dict_entries(TSNode expr, TSNode function, std::vector<Argument>& out, int depth) const {
+    if (depth > 4 || null(expr)) return false;
+    const std::string_view k = kind(expr);
+    if (k == "dictionary") {
+      for (TSNode p : ts::named_children(expr)) {
+        if (is(p, "pair")) {
+          TSNode kn = field(p, "key");
+          if (!is(kn, "string") || ts_node_named_child_count(kn) != 3) return false;
+          out.push_back({t(ts_node_named_child(kn, 1)), field(p, "value"), {}, p});
+        } else if (is(p, "dictionary_splat")) {
+          if (!dict_entries(ts_node_named_child(p, 0), function, out, depth + 1)) return false;
+        } else if (!is(p, "comment")) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (k == "call" && t(field(expr, "function")) == "dict") {
+      TSNode args = field(expr, "arguments");
+      for (TSNode a : ts::named_children(args)) {
+        if (is(a, "keyword_argument")) out.push_back({t(field(a, "name")), field(a, "value"), {}, a});
+        else if (is(a, "dictionary_splat")) {
+          if (!dict_entries(ts_node_named_child(a, 0), function, out, depth + 1)) return false;
+        } else if (!is(a, "comment")) {
+          if (!dict_entries(a, function, out, depth + 1)) return false;
+        }
+      }
+      return true;
+    }
+    if (k == "identifier") {
+      const std::string name(t(expr));
+      // Function scope first, then module scope.
+      for (TSNode scope : {function, TSNode{}}) {
+        const std::string sk = scope_key(scope, name);
+        if (opaque.count(sk)) return false;
+        auto it = assigns.find(sk);
+        if (it == assigns.end()) {
+          if (null(scope)) return false;
+          continue;
+        }
+        if (it->second.size() != 1) return false;
+        if (!dict_entries(it->second.front().value, scope, out, depth + 1)) return false;
+        // Mutations in the same scope: name.update(...), name["k"] = v.
+        for (size_t i = 0; i < calls.size(); ++i) {
+          const CallInfo& c = calls[i];
+          if (c.method != "update" || !is(c.receiver, "identifier") || t(c.receiver) != name) continue;
+          if (!ts::same(call_ctx[i].function, scope) && !(null(call_ctx[i].function) && null(scope))) continue;
+          for (const auto& kw : c.keywords) {
+            if (kw.name == "**") {
+              if (!dict_entries(ts_node_named_child(kw.value, 0), scope, out, depth + 1)) return false;
+            } else {
+              out.push_back({kw.name, kw.value, {}, kw.value});
+            }
+          }
+          for (TSNode p : c.positional)
+            if (!dict_entries(p, scope, out, depth + 1)) return false;
+        }
+        for (const auto& a : all_assigns) {
+          if (!is(a.target, "subscript")) continue;
+          TSNode base = field(a.target, "value");
+          if (!is(base, "identifier") || t(base) != name) continue;
+          TSNode sub = field(a.target, "subscript");
+          if (!is(sub, "string") || ts_node_named_child_count(sub) != 3) return false;
+          out.push_back({t(ts_node_named_child(sub, 1)), a.value, {}, a.statement});
+        }
+        return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  void resolve_kwargs() {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      CallInfo& c = calls[i];
+      std::vector<Argument> resolved;
+      bool any = false;
+      for (auto& kw : c.keywords) {
+        if (kw.name != "**") {
+          resolved.push_back(kw);
+          continue;
+        }
+        any = true;
+        std::vector<Argument> entries;
+        if (dict_entries(ts_node_named_child(kw.value, 0), call_ctx[i].function, entries, 0)) {
+          for (auto& e : entries) {
+            e.via_dict = kw.value;
+            resolved.push_back(e);
+          }
+        } else {
+          c.unresolved_kwargs = true;
+        }
+      }
+      if (any) {
+        // Later entries win (dict semantics); explicit keywords cannot collide at run time.
+        std::vector<Argument> dedup;
+        for (auto it = resolved.rbegin(); it != resolved.rend(); ++it)
+          if (std::none_of(dedup.begin(), dedup.end(), [&](const Argument& a) { return a.name == it->name; }))
+            dedup.push_back(*it);
+        std::reverse(dedup.begin(), dedup.end());
+        c.keywords = std::move(dedup);
+      }
+    }
+  }
+
+  // ---- values ---------------------------------------------------------------------------------
+  Value eval(TSNode n, TSNode function, int depth) const {
+    Value v;
+    if (null(n) || depth > 8) return v;
+    const std::string_view k = kind(n);
+    v.origin = n;
+    if (k == "integer") {
+      const std::string s(t(n));
+      char* end = nullptr;
+      const long long x = std::strtoll(s.c_str(), &end, 0);
+      if (end && *end == '\0') { v.kind = Value::Kind::Int; v.i = x; }
+      return v;
+    }
+    if (k == "float") {
+      v.kind = Value::Kind::Float;
+      v.f = std::strtod(std::string(t(n)).c_str(), nullptr);
+      return v;
+    }
+    if (k == "true" || k == "false") { v.kind = Value::Kind::Bool; v.b = k == "true"; return v; }
+    if (k == "none") { v.kind = Value::Kind::None; return v; }
+    if (k == "string") {
+      // Plain strings only: no interpolation.
+      const uint32_t count = ts_node_named_child_count(n);
+      std::string s;
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_named_child(n, i);
+        if (is(c, "interpolation")) return Value{};
+        if (is(c, "string_content")) s += t(c);
+      }
+      v.kind = Value::Kind::String;
+      v.s = std::move(s);
+      return v;
+    }
+    if (k == "parenthesized_expression") return eval(ts_node_named_child(n, 0), function, depth + 1);
+    if (k == "unary_operator") {
+      Value inner = eval(field(n, "argument"), function, depth + 1);
+      TSNode op = ts_node_child(n, 0);
+      if (inner.kind == Value::Kind::Int && t(op) == "-") { inner.i = -inner.i; return inner; }
+      return Value{};
+    }
+    if (k == "identifier") {
+      const std::string name(t(n));
+      for (TSNode scope : {function, TSNode{}}) {
+        const std::string sk = scope_key(scope, name);
+        if (opaque.count(sk)) return Value{};
+        auto it = assigns.find(sk);
+        if (it == assigns.end()) continue;
+        if (it->second.size() != 1) return Value{};
+        return eval(it->second.front().value, scope, depth + 1);
+      }
+      return Value{};
+    }
+    if (k == "attribute") {
+      // args.workers -> the argparse default of --workers.
+      TSNode obj = field(n, "object");
+      if (!is(obj, "identifier") || t(obj) == "self" || options.empty()) return Value{};
+      const ArgOption* opt = find_option(t(field(n, "attribute")));
+      if (!opt) return Value{};
+      Value d;
+      if (null(opt->default_value)) {
+        const CallInfo* c = call_info(opt->call);
+        const Argument* action = c ? c->keyword("action") : nullptr;
+        Value a = action ? eval(action->value, TSNode{}, depth + 1) : Value{};
+        if (a.kind == Value::Kind::String && a.s == "store_true") { d.kind = Value::Kind::Bool; d.b = false; }
+        else if (a.kind == Value::Kind::String && a.s == "store_false") { d.kind = Value::Kind::Bool; d.b = true; }
+        else if (!action) d.kind = Value::Kind::None;
+      } else {
+        d = eval(opt->default_value, TSNode{}, depth + 1);
+        // argparse applies type= to string defaults.
+        const CallInfo* c = call_info(opt->call);
+        const Argument* type = c ? c->keyword("type") : nullptr;
+        if (d.kind == Value::Kind::String && type && t(type->value) == "int") {
+          char* end = nullptr;
+          const long long x = std::strtoll(d.s.c_str(), &end, 10);
+          if (end && *end == '\0' && !d.s.empty()) { d.kind = Value::Kind::Int; d.i = x; }
+          else d = Value{};
+        }
+      }
+      d.from_option = opt;
+      return d;
+    }
+    return Value{};
+  }
+
+  const CallInfo* call_info(TSNode n) const {
+    auto it = call_index.find(key(n));
+    return it == call_index.end() ? nullptr : &calls[it->second];
+  }
+  const Context* call_context(TSNode n) const {
+    auto it = call_index.find(key(n));
+    return it == call_index.end() ? nullptr : &call_ctx[it->second];
+  }
+
+  const ArgOption* find_option(std::string_view dest) const {
+    for (const auto& o : options)
+      if (o.dest == dest) return &o;
+    return nullptr;
+  }
+
+  void collect_argparse() {
+    for (const auto& c : calls) {
+      if (c.method != "add_argument" || c.positional.empty()) continue;
+      std::vector<std::string> flags;
+      for (TSNode p : c.positional) {
+        Value v = eval(p, TSNode{}, 0);
+        if (v.kind == Value::Kind::String) flags.push_back(v.s);
+      }
+      if (flags.empty()) continue;
+      ArgOption o;
+      o.call = c.node;
+      o.line = src.position(ts_node_start_byte(c.node)).line;
+      std::string long_flag;
+      for (const auto& f : flags)
+        if (f.rfind("--", 0) == 0) { long_flag = f; break; }
+      o.flag = long_flag.empty() ? flags.front() : long_flag;
+      std::string dest = o.flag;
+      while (!dest.empty() && dest.front() == '-') dest.erase(0, 1);
+      std::replace(dest.begin(), dest.end(), '-', '_');
+      if (const Argument* d = c.keyword("dest")) {
+        Value dv = eval(d->value, TSNode{}, 0);
+        if (dv.kind == Value::Kind::String) dest = dv.s;
+      }
+      o.dest = dest;
+      if (const Argument* d = c.keyword("default")) o.default_value = d->value;
+      options.push_back(std::move(o));
+    }
+  }
+
+  // ---- training step --------------------------------------------------------------------------
+  bool optimizer_like(TSNode recv) const {
+    if (null(recv)) return false;
+    const std::string_view name = last_component(t(recv));
+    if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
+    if (icontains(name, "optim") || icontains(name, "opt")) return true;
+    // Assigned from torch.optim.X(...).
+    if (is(recv, "identifier")) {
+      for (const auto& a : all_assigns) {
+        if (!is(a.target, "identifier") || t(a.target) != t(recv) || !is(a.value, "call")) continue;
+        const std::string q = qualname_of(field(a.value, "function"));
+        if (q.rfind("torch.optim.", 0) == 0 && q.find("lr_scheduler") == std::string::npos) return true;
+      }
+    }
+    return false;
+  }
+
+  bool is_marker(const CallInfo& c) const {
+    if (c.method == "backward") return true;
+    if (c.qualname == "torch.autograd.backward") return true;
+    if (c.method == "step") {
+      if (optimizer_like(c.receiver)) return true;
+      // scaler.step(optimizer)
+      if (!c.positional.empty() && optimizer_like(c.positional.front())) return true;
+    }
+    return false;
+  }
+
+  // Same-file function called by `c` (`f(...)`, `self.f(...)`), or -1 (first of that name).
+  std::vector<size_t> callees(const CallInfo& c) const {
+    std::string_view name;
+    if (is(c.function, "identifier")) name = t(c.function);
+    else if (is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self") name = c.method;
+    if (name.empty()) return {};
+    auto it = functions_by_name.find(std::string(name));
+    return it == functions_by_name.end() ? std::vector<size_t>{} : it->second;
+  }
+
+  size_t function_index(TSNode fn) const {
+    for (size_t i = 0; i < functions.size(); ++i)
+      if (ts::same(functions[i].node, fn)) return i;
+    return SIZE_MAX;
+  }
+
+  static bool frames_have_loop(const Context& ctx) {
+    return std::any_of(ctx.frames.begin(), ctx.frames.end(), [](const Frame& f) { return f.kind == Frame::Kind::Loop; });
+  }
+
+  void find_steps() {
+    // Step functions: a marker outside any loop of the function, directly or through a call to
+    // another step function (fixpoint; bounded by the number of functions).
+    std::vector<size_t> call_fn(calls.size(), SIZE_MAX);
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (!null(call_ctx[i].function)) call_fn[i] = function_index(call_ctx[i].function);
+    std::vector<bool> marker(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) marker[i] = is_marker(calls[i]);
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
+    for (size_t round = 0; round < functions.size() + 1; ++round) {
+      bool changed = false;
+      for (size_t i = 0; i < calls.size(); ++i) {
+        if (call_fn[i] == SIZE_MAX || functions[call_fn[i]].step_fn || frames_have_loop(call_ctx[i])) continue;
+        for (size_t f : callees(calls[i]))
+          if (functions[f].step_fn && f != call_fn[i]) { functions[call_fn[i]].step_fn = true; changed = true; }
+      }
+      if (!changed) break;
+    }
+    // Loops that contain a step directly (a marker or a call to a step function in their body).
+    auto mark_loops = [&](size_t call) {
+      for (const auto& fr : call_ctx[call].frames)
+        if (fr.kind == Frame::Kind::Loop) {
+          auto it = loop_index.find(key(fr.node));
+          if (it != loop_index.end()) loops[it->second].direct_step = true;
+        }
+    };
+    for (size_t i = 0; i < calls.size(); ++i) {
+      bool step = marker[i];
+      if (!step)
+        for (size_t f : callees(calls[i])) step = step || functions[f].step_fn;
+      if (step) mark_loops(i);
+    }
+    // Step loops: the innermost loops that contain a step.
+    for (auto& l : loops) l.step = l.direct_step;
+    for (auto& l : loops) {
+      if (!l.direct_step) continue;
+      for (const auto& fr : l.ctx.frames) {
+        if (fr.kind != Frame::Kind::Loop) continue;
+        auto it = loop_index.find(key(fr.node));
+        if (it != loop_index.end()) loops[it->second].step = false;
+      }
+    }
+    for (auto& l : loops)
+      if (l.step) {
+        step_loop_nodes.push_back(l.node);
+        if (!null(l.ctx.function)) {
+          const size_t f = function_index(l.ctx.function);
+          if (f != SIZE_MAX) functions[f].has_step_loop = true;
+        }
+      }
+    // Repeated: an outer loop around the step loop, or its function is called inside a loop.
+    for (auto& l : loops) {
+      if (!l.step) continue;
+      l.repeated = frames_have_loop(l.ctx);
+      if (!l.repeated && !null(l.ctx.function)) {
+        const size_t f = function_index(l.ctx.function);
+        for (size_t i = 0; i < calls.size() && !l.repeated; ++i)
+          for (size_t g : callees(calls[i]))
+            if (g == f && frames_have_loop(call_ctx[i])) l.repeated = true;
+      }
+    }
+  }
+
+  // The loop (by index) a node belongs to as "step": innermost step loop in its frames, or, inside
+  // a step function, the step loop of an unguarded call site.
+  struct StepWhere {
+    int loop = -1;
+    const Frame* guard = nullptr;
+  };
+
+  StepWhere step_where(const Context& ctx, int depth = 0) const {
+    StepWhere w;
+    // Innermost step loop among the frames; guards after it count.
+    for (size_t i = ctx.frames.size(); i-- > 0;) {
+      const Frame& f = ctx.frames[i];
+      if (f.kind != Frame::Kind::Loop) continue;
+      auto it = loop_index.find(key(f.node));
+      if (it == loop_index.end() || !loops[it->second].step) continue;
+      w.loop = static_cast<int>(it->second);
+      for (size_t j = i + 1; j < ctx.frames.size(); ++j)
+        if (ctx.frames[j].kind == Frame::Kind::Guard) { w.guard = &ctx.frames[j]; break; }
+      // Nested functions/lambdas inside the loop body are not run by it.
+      return w;
+    }
+    if (null(ctx.function) || depth > 4) return w;
+    const size_t fi = function_index(ctx.function);
+    if (fi == SIZE_MAX || !functions[fi].step_fn) return w;
+    const Frame* local_guard = nullptr;
+    for (const auto& f : ctx.frames)
+      if (f.kind == Frame::Kind::Guard) { local_guard = &f; break; }
+    // Find a call site inside a step loop (or inside another step function).
+    for (size_t i = 0; i < calls.size(); ++i) {
+      bool calls_fn = false;
+      for (size_t g : callees(calls[i])) calls_fn = calls_fn || g == fi;
+      if (!calls_fn) continue;
+      StepWhere outer = step_where(call_ctx[i], depth + 1);
+      if (outer.loop < 0) continue;
+      if (w.loop < 0 || (w.guard && !outer.guard)) {
+        w = outer;
+        if (!w.guard) w.guard = local_guard;
+      }
+    }
+    return w;
+  }
+
+  // ---- data loaders ---------------------------------------------------------------------------
+  // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.
+  TSNode iterable_base(TSNode e, bool* enumerated) const {
+    for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+      TSNode fn = field(e, "function");
+      const std::string_view name = last_component(t(fn));
+      if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "zip" && name != "islice" &&
+          name != "track" && name != "progress_bar" && name != "ProgressBar")
+        break;
+      if (name == "enumerate" && enumerated) *enumerated = true;
+      TSNode args = field(e, "arguments");
+      if (null(args) || ts_node_named_child_count(args) == 0) break;
+      e = ts_node_named_child(args, 0);
+    }
+    return e;
+  }
+
+  void collect_loaders() {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (c.qualname != "torch.utils.data.DataLoader" && c.qualname != "torch.utils.data.dataloader.DataLoader")
+        continue;
+      DataLoaderInfo d;
+      d.call = &c;
+      TSNode parent = ts_node_parent(c.node);
+      if (is(parent, "assignment") && ts::same(field(parent, "right"), c.node)) {
+        d.variable = std::string(t(field(parent, "left")));
+      } else if (is(parent, "return_statement") && !null(call_ctx[i].function)) {
+        // `return DataLoader(...)`: the loader is whatever the caller binds the result to.
+        const std::string fname(t(field(call_ctx[i].function, "name")));
+        for (const auto& a : all_assigns)
+          if (is(a.value, "call") && last_component(t(field(a.value, "function"))) == fname &&
+              is(a.target, "identifier"))
+            d.variable = std::string(t(a.target));
+      }
+      loaders.push_back(std::move(d));
+    }
+    // Link loops.
+    for (size_t li = 0; li < loops.size(); ++li) {
+      Loop& l = loops[li];
+      if (!is(l.node, "for_statement")) continue;
+      bool enumerated = false;
+      TSNode base = iterable_base(field(l.node, "right"), &enumerated);
+      std::string base_text(t(base));
+      int found = -1;
+      for (size_t d = 0; d < loaders.size() && found < 0; ++d)
+        if (!loaders[d].variable.empty() && loaders[d].variable == base_text) found = static_cast<int>(d);
+      // A parameter of the enclosing function: follow its call sites one level.
+      if (found < 0 && is(base, "identifier") && !null(l.ctx.function)) {
+        const size_t fi = function_index(l.ctx.function);
+        if (fi != SIZE_MAX) {
+          const auto& params = functions[fi].params;
+          auto pit = std::find(params.begin(), params.end(), base_text);
+          if (pit != params.end()) {
+            size_t index = static_cast<size_t>(pit - params.begin());
+            for (size_t ci = 0; ci < calls.size() && found < 0; ++ci) {
+              bool calls_fn = false;
+              for (size_t g : callees(calls[ci])) calls_fn = calls_fn || g == fi;
+              if (!calls_fn) continue;
+              const CallInfo& c = calls[ci];
+              size_t pos_index = index;
+              if (!params.empty() && params.front() == "self" && is(c.function, "attribute")) --pos_index;
+              TSNode arg = c.arg(base_text, static_cast<int>(pos_index));
+              if (null(arg)) continue;
+              const std::string at(t(arg));
+              for (size_t d = 0; d < loaders.size() && found < 0; ++d)
+                if (!loaders[d].variable.empty() && loaders[d].variable == at) found = static_cast<int>(d);
+            }
+          }
+        }
+      }
+      if (found >= 0) {
+        l.loader = found;
+        loaders[found].loops.push_back(l.node);
+        if (l.step) {
+          loaders[found].feeds_step = true;
+          loaders[found].step_loop = l.node;
+          loaders[found].repeated = loaders[found].repeated || l.repeated;
+        }
+      }
+      // Batch names: the loop target (minus enumerate's index).
+      TSNode left = field(l.node, "left");
+      if (enumerated && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+        auto kids = ts::named_children(left);
+        for (size_t k = 1; k < kids.size(); ++k) bound_names(kids[k], text, l.batch_names);
+      } else {
+        bound_names(left, text, l.batch_names);
+      }
+    }
+    // Names assigned from batch names inside the loop body: `x, y = batch`, `x = batch["x"]`.
+    for (const auto& a : all_assigns) {
+      for (size_t fi = a.ctx.frames.size(); fi-- > 0;) {
+        if (a.ctx.frames[fi].kind != Frame::Kind::Loop) continue;
+        auto it = loop_index.find(key(a.ctx.frames[fi].node));
+        if (it == loop_index.end()) break;
+        Loop& l = loops[it->second];
+        TSNode r = root_identifier(a.value);
+        bool from_batch = !null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end();
+        // `batch = next(it)` in a while loop over an iterator.
+        if (!from_batch && is(a.value, "call") && t(field(a.value, "function")) == "next") from_batch = true;
+        if (from_batch) bound_names(a.target, text, l.batch_names);
+        break;
+      }
+    }
+    // Unlinked loaders: assumed to feed the step loop when there is exactly one.
+    for (auto& d : loaders) {
+      if (!d.loops.empty() || step_loop_nodes.size() != 1) continue;
+      if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
+      d.assumed_step = true;
+      d.step_loop = step_loop_nodes.front();
+      auto it = loop_index.find(key(d.step_loop));
+      d.repeated = it != loop_index.end() && loops[it->second].repeated;
+    }
+  }
+
+  // ---- the walk -------------------------------------------------------------------------------
+  void build(TSNode root, const std::vector<std::string>& wanted) {
+    for (const auto& k : wanted) by_kind[k];
+    std::vector<TSNode> path;  // ancestors of the current node
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    for (;;) {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      visit(n, path);
+      if (ts_tree_cursor_goto_first_child(&cursor)) {
+        path.push_back(n);
+        continue;
+      }
+      bool done = false;
+      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (!ts_tree_cursor_goto_parent(&cursor)) { done = true; break; }
+        path.pop_back();
+      }
+      if (done) break;
+    }
+    ts_tree_cursor_delete(&cursor);
+
+    collect_argparse();
+    resolve_kwargs();
+    find_steps();
+    collect_loaders();
+  }
+
+  void visit(TSNode n, const std::vector<TSNode>& path) {
+    if (!ts_node_is_named(n)) return;
+    const std::string_view k = kind(n);
+    if (auto it = by_kind.find(std::string(k)); it != by_kind.end()) it->second.push_back(n);
+    if (k == "call") {
+      record_call(n, context_from_path(path, n));
+      if (null(cuda_node)) {
+        TSNode fn = field(n, "function");
+        if (is(fn, "attribute") && t(field(fn, "attribute")) == "cuda") cuda_node = n;
+        else {
+          const std::string q = qualname_of(fn);
+          if (q == "torch.cuda.set_device" || q == "torch.cuda.synchronize" || q == "torch.cuda.current_device" ||
+              q.rfind("torch.cuda.amp.", 0) == 0)
+            cuda_node = n;
+        }
+      }
+    } else if (k == "string_content") {
+      if (null(cuda_node)) {
+        const std::string_view s = t(n);
+        if (s == "cuda" || s.rfind("cuda:", 0) == 0) {
+          // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
+          TSNode str = ts_node_parent(n);
+          if (ts_node_named_child_count(str) >= 2 && ts::same(ts_node_named_child(str, 1), n)) cuda_node = str;
+        }
+      }
+    } else if (k == "import_statement" || k == "import_from_statement") {
+      record_import(n, TSNode{});
+    } else if (k == "assignment" || k == "augmented_assignment") {
+      Context ctx = context_from_path(path, n);
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (k == "augmented_assignment") {
+        if (is(left, "identifier")) opaque.insert(scope_key(ctx.function, t(left)));
+        return;
+      }
+      if (null(right)) return;  // annotation only
+      TSNode stmt = ts_node_parent(n);
+      all_assigns.push_back({left, right, stmt, ctx});
+      if (is(left, "identifier")) {
+        assigns[scope_key(ctx.function, t(left))].push_back({left, right, stmt, ctx});
+      } else {
+        std::vector<std::string> names;
+        bound_names(left, text, names);
+        for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
+      }
+    } else if (k == "for_statement" || k == "while_statement") {
+      Context ctx = context_from_path(path, n);
+      if (k == "for_statement") {
+        std::vector<std::string> names;
+        bound_names(field(n, "left"), text, names);
+        for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
+      }
+      loop_index.emplace(key(n), loops.size());
+      loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
+    } else if (k == "function_definition") {
+      Function f;
+      f.node = n;
+      f.name = std::string(t(field(n, "name")));
+      for (TSNode p : ts::named_children(field(n, "parameters"))) {
+        TSNode id = p;
+        if (!is(p, "identifier")) id = field(p, "name");
+        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
+        if (is(id, "identifier")) {
+          f.params.emplace_back(t(id));
+          opaque.insert(scope_key(n, t(id)));
+        }
+      }
+      functions_by_name[f.name].push_back(functions.size());
+      functions.push_back(std::move(f));
+    } else if (k == "with_statement") {
+      // `with x as name`: name is not a plain assignment.
+      Context ctx = context_from_path(path, n);
+      ts::walk(ts_node_named_child(n, 0), [&](TSNode c) {
+        if (is(c, "as_pattern_target"))
+          for (TSNode id : ts::named_children(c))
+            if (is(id, "identifier")) opaque.insert(scope_key(ctx.function, t(id)));
+        return true;
+      });
+    }
+  }
 };
+
+// ---- Value / CallInfo -----------------------------------------------------------------------
+
+std::optional<bool> Value::truthy() const {
+  switch (kind) {
+    case Kind::Unknown: return std::nullopt;
+    case Kind::None: return false;
+    case Kind::Bool: return b;
+    case Kind::Int: return i != 0;
+    case Kind::Float: return f != 0.0;
+    case Kind::String: return !s.empty();
+  }
+  return std::nullopt;
+}
+
+std::optional<long long> Value::as_int() const {
+  if (kind == Kind::Int) return i;
+  if (kind == Kind::Bool) return b ? 1 : 0;
+  return std::nullopt;
+}
+
+std::string Value::repr() const {
+  switch (kind) {
+    case Kind::Unknown: return "?";
+    case Kind::None: return "None";
+    case Kind::Bool: return b ? "True" : "False";
+    case Kind::Int: return std::to_string(i);
+    case Kind::Float: {
+      std::string s = std::to_string(f);
+      while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+      return s;
+    }
+    case Kind::String: return "'" + s + "'";
+  }
+  return "?";
+}
+
+const Argument* CallInfo::keyword(std::string_view name) const {
+  for (const auto& k : keywords)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+TSNode CallInfo::arg(std::string_view name, int index) const {
+  if (const Argument* k = keyword(name)) return k->value;
+  if (index >= 0 && !star_args && static_cast<size_t>(index) < positional.size()) return positional[index];
+  return TSNode{};
+}
+
+// ---- Model ------------------------------------------------------------------------------------
 
 Model::Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted)
     : impl_(std::make_unique<Impl>(source)) {
-  for (const auto& k : wanted) impl_->by_kind[k];
-  ts::walk(root, [&](TSNode n) {
-    auto it = impl_->by_kind.find(std::string(ts::kind(n)));
-    if (it != impl_->by_kind.end()) it->second.push_back(n);
-    return true;
-  });
+  impl_->build(root, wanted);
 }
 Model::~Model() = default;
 
 const SourceFile& Model::source() const { return impl_->src; }
-std::string_view Model::text(TSNode n) const { return ts::text(n, impl_->src.text()); }
+std::string_view Model::text(TSNode n) const { return impl_->t(n); }
+
 const std::vector<TSNode>& Model::nodes_of_kind(std::string_view kind) const {
   static const std::vector<TSNode> none;
   auto it = impl_->by_kind.find(std::string(kind));
   return it == impl_->by_kind.end() ? none : it->second;
 }
-std::string Model::qualname(TSNode) const { return {}; }
-const CallInfo* Model::call(TSNode) const { return nullptr; }
-const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
-Value Model::evaluate(TSNode) const { return {}; }
-const ArgOption* Model::arg_option(std::string_view) const { return nullptr; }
-bool Model::imports(std::string_view) const { return false; }
-TSNode Model::last_import() const { return {}; }
-TSNode Model::first_import_of(std::string_view) const { return {}; }
-bool Model::has_step_loop() const { return false; }
-const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loops; }
-StepContext Model::step_context(TSNode) const { return {}; }
-bool Model::is_batch_expression(TSNode) const { return false; }
-const DataLoaderInfo* Model::loader_of_batch(TSNode) const { return nullptr; }
-const std::vector<DataLoaderInfo>& Model::dataloaders() const { return impl_->loaders; }
-const DataLoaderInfo* Model::dataloader(TSNode) const { return nullptr; }
-bool Model::uses_cuda() const { return false; }
-TSNode Model::cuda_evidence() const { return {}; }
-TSNode Model::enclosing(TSNode, std::string_view) const { return {}; }
-bool Model::under_condition(TSNode, TSNode*) const { return false; }
 
-std::optional<bool> Value::truthy() const { return std::nullopt; }
-std::optional<long long> Value::as_int() const { return std::nullopt; }
-std::string Value::repr() const { return "?"; }
-const Argument* CallInfo::keyword(std::string_view) const { return nullptr; }
-TSNode CallInfo::arg(std::string_view, int) const { return {}; }
+std::string Model::qualname(TSNode expr) const { return impl_->qualname_of(expr); }
+const CallInfo* Model::call(TSNode call_node) const { return impl_->call_info(call_node); }
+const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
+
+Value Model::evaluate(TSNode expr) const {
+  const Context* ctx = impl_->call_context(expr);
+  TSNode fn{};
+  if (ctx) fn = ctx->function;
+  else fn = enclosing(expr, "function_definition");
+  return impl_->eval(expr, fn, 0);
+}
+
+const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->find_option(dest); }
+
+bool Model::imports(std::string_view module) const {
+  for (const auto& m : impl_->imported_modules)
+    if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+      return true;
+  return false;
+}
+
+TSNode Model::last_import() const { return impl_->last_import; }
+
+TSNode Model::first_import_of(std::string_view module) const {
+  for (const auto& [m, n] : impl_->import_nodes)
+    if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+      return n;
+  return TSNode{};
+}
+
+bool Model::has_step_loop() const { return !impl_->step_loop_nodes.empty(); }
+const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_nodes; }
+
+StepContext Model::step_context(TSNode node) const {
+  const Context* known = impl_->call_context(node);
+  Context climbed;
+  if (!known) {
+    climbed = impl_->context_by_climbing(node);
+    known = &climbed;
+  }
+  Impl::StepWhere w = impl_->step_where(*known);
+  StepContext sc;
+  if (w.loop < 0) return sc;
+  sc.in_step = true;
+  sc.loop = impl_->loops[w.loop].node;
+  if (w.guard) {
+    impl_->guards.push_back(Guard{w.guard->condition});
+    sc.guard = &impl_->guards.back();
+  }
+  return sc;
+}
+
+bool Model::is_batch_expression(TSNode expr) const {
+  TSNode r = root_identifier(expr);
+  if (null(r)) return false;
+  Impl::StepWhere w = impl_->step_where(impl_->context_by_climbing(expr));
+  if (w.loop < 0) return false;
+  const auto& names = impl_->loops[w.loop].batch_names;
+  return std::find(names.begin(), names.end(), impl_->t(r)) != names.end();
+}
+
+const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {
+  TSNode r = root_identifier(expr);
+  if (null(r)) return nullptr;
+  Context ctx = impl_->context_by_climbing(expr);
+  Impl::StepWhere w = impl_->step_where(ctx);
+  if (w.loop < 0) return nullptr;
+  const auto& l = impl_->loops[w.loop];
+  if (std::find(l.batch_names.begin(), l.batch_names.end(), impl_->t(r)) == l.batch_names.end()) return nullptr;
+  if (l.loader >= 0) return &impl_->loaders[l.loader];
+  // The loader assumed to feed this loop.
+  for (const auto& d : impl_->loaders)
+    if (d.assumed_step && ts::same(d.step_loop, l.node)) return &d;
+  return nullptr;
+}
+
+const std::vector<DataLoaderInfo>& Model::dataloaders() const { return impl_->loaders; }
+
+const DataLoaderInfo* Model::dataloader(TSNode call_node) const {
+  for (const auto& d : impl_->loaders)
+    if (ts::same(d.call->node, call_node)) return &d;
+  return nullptr;
+}
+
+bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
+TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
+
+TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
+  for (TSNode p = ts_node_parent(node); !null(p); p = ts_node_parent(p))
+    if (kind(p) == kind_name) return p;
+  return TSNode{};
+}
+
+bool Model::under_condition(TSNode node, TSNode* condition) const {
+  Context ctx = impl_->context_by_climbing(node);
+  // Module-level `if __name__ == "__main__":` is not a condition; functions are entered via calls.
+  for (const auto& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition && f.kind != Frame::Kind::Guard) continue;
+    if (!null(f.condition) && impl_->t(f.condition).find("__name__") != std::string_view::npos) continue;
+    if (condition) *condition = f.condition;
+    return true;
+  }
+  return false;
+}
 
 }  // namespace perflint

@@ -1,0 +1,184 @@
+// Semantic model: aliases, **kwargs, argparse defaults, step loops and guards, CUDA use.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+
+namespace perflint {
+namespace {
+
+struct Built {
+  std::unique_ptr<SourceFile> src;
+  ts::Tree tree;
+  std::unique_ptr<Model> model;
+  const CallInfo* find_call(std::string_view callee_text, int nth = 0) const {
+    for (const auto& c : model->calls())
+      if (model->text(c.function) == callee_text && nth-- == 0) return &c;
+    return nullptr;
+  }
+};
+
+Built build(const std::string& code) {
+  Built b;
+  b.src = std::make_unique<SourceFile>(*SourceFile::from_bytes("t.py", code));
+  static thread_local ts::Parser parser;
+  b.tree = parser.parse(b.src->text());
+  b.model = std::make_unique<Model>(*b.src, b.tree.root(), std::vector<std::string>{"call"});
+  return b;
+}
+
+TEST(Model, ResolvesImportAliases) {
+  auto b = build(
+      "import torch.utils.data as tud\n"
+      "from torch.utils.data import DataLoader as DL\n"
+      "from torch import nn\n"
+      "import torch\n"
+      "a = tud.DataLoader(ds)\nb = DL(ds)\nc = nn.Linear(2, 2)\nd = torch.utils.data.DataLoader(ds)\ne = Other(ds)\n");
+  EXPECT_EQ(b.find_call("tud.DataLoader")->qualname, "torch.utils.data.DataLoader");
+  EXPECT_EQ(b.find_call("DL")->qualname, "torch.utils.data.DataLoader");
+  EXPECT_EQ(b.find_call("nn.Linear")->qualname, "torch.nn.Linear");
+  EXPECT_EQ(b.find_call("torch.utils.data.DataLoader")->qualname, "torch.utils.data.DataLoader");
+  EXPECT_EQ(b.find_call("Other")->qualname, "");
+}
+
+TEST(Model, ResolvesKwargsThroughDictLiteralDictCallAndUpdate) {
+  auto b = build(
+      "kw = {'batch_size': 4}\n"
+      "kw.update({'num_workers': 2})\n"
+      "kw2 = dict(pin_memory=True)\n"
+      "kw2.update(shuffle=True)\n"
+      "f(ds, **kw)\ng(ds, **kw2)\nh(ds, **unknown)\n");
+  const CallInfo* f = b.find_call("f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->unresolved_kwargs);
+  ASSERT_NE(f->keyword("num_workers"), nullptr);
+  EXPECT_EQ(b.model->evaluate(f->keyword("num_workers")->value).as_int(), 2);
+  const CallInfo* g = b.find_call("g");
+  ASSERT_NE(g->keyword("pin_memory"), nullptr);
+  ASSERT_NE(g->keyword("shuffle"), nullptr);
+  EXPECT_TRUE(b.find_call("h")->unresolved_kwargs);
+}
+
+TEST(Model, ArgparseDefaultsBehindArgs) {
+  auto b = build(
+      "import argparse\n"
+      "p = argparse.ArgumentParser()\n"
+      "p.add_argument('--num-workers', type=int, default=0)\n"
+      "p.add_argument('-j', '--jobs', dest='workers2', default='3', type=int)\n"
+      "p.add_argument('--amp', action='store_true')\n"
+      "args = p.parse_args()\n"
+      "f(args.num_workers, args.workers2, args.amp, args.missing)\n");
+  const CallInfo* f = b.find_call("f");
+  Value v = b.model->evaluate(f->positional[0]);
+  EXPECT_EQ(v.as_int(), 0);
+  ASSERT_NE(v.from_option, nullptr);
+  EXPECT_EQ(v.from_option->flag, "--num-workers");
+  EXPECT_EQ(v.from_option->line, 3u);
+  EXPECT_EQ(b.model->evaluate(f->positional[1]).as_int(), 3);
+  EXPECT_EQ(b.model->evaluate(f->positional[2]).truthy(), false);
+  EXPECT_FALSE(b.model->evaluate(f->positional[3]).known());
+}
+
+TEST(Model, StepLoopDirectAndThroughFunctionWithGuards) {
+  auto b = build(
+      "def train_one_epoch(model, loader, opt):\n"
+      "    for i, (x, y) in enumerate(loader):\n"
+      "        loss = model(x)\n"
+      "        loss.backward()\n"
+      "        opt.step()\n"
+      "        a = loss.item()\n"
+      "        if i % 10 == 0:\n"
+      "            b = loss.item()\n"
+      "    c = loss.item()\n"
+      "for epoch in range(3):\n"
+      "    train_one_epoch(m, dl, o)\n"
+      "    d = acc.item()\n");
+  ASSERT_EQ(b.model->step_loops().size(), 1u);
+  EXPECT_EQ(ts_node_start_point(b.model->step_loops()[0]).row, 1u);
+  auto item = [&](int nth) { return b.model->step_context(b.find_call("loss.item", nth)->node); };
+  EXPECT_TRUE(item(0).per_step());
+  EXPECT_TRUE(item(1).in_step);
+  EXPECT_FALSE(item(1).per_step());
+  EXPECT_FALSE(item(2).in_step);
+  EXPECT_FALSE(b.model->step_context(b.find_call("acc.item")->node).in_step);
+}
+
+TEST(Model, StepFunctionCalledFromLoopAndEvalLoopIsNotAStep) {
+  auto b = build(
+      "def train_step(batch):\n"
+      "    loss = model(batch)\n"
+      "    loss.backward()\n"
+      "    optimizer.step()\n"
+      "    return loss.item()\n"
+      "@torch.no_grad()\n"
+      "def evaluate(loader):\n"
+      "    for x in loader:\n"
+      "        v = model(x).item()\n"
+      "for batch in train_loader:\n"
+      "    train_step(batch)\n");
+  EXPECT_TRUE(b.model->step_context(b.find_call("loss.item")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("model(x).item")->node).in_step);
+}
+
+TEST(Model, GuardKinds) {
+  auto b = build(
+      "for x in dl:\n"
+      "    loss.backward()\n"
+      "    if (i + 1) % log_every == 0 and rank == 0:\n"
+      "        a.item()\n"
+      "    if i == 0:\n"
+      "        b.item()\n"
+      "    if rank == 0:\n"
+      "        c.item()\n"
+      "    if should_log:\n"
+      "        d.item()\n");
+  EXPECT_FALSE(b.model->step_context(b.find_call("a.item")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("b.item")->node).per_step());
+  EXPECT_TRUE(b.model->step_context(b.find_call("c.item")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("d.item")->node).per_step());
+}
+
+TEST(Model, DataLoaderLinkedThroughFunctionParameterAndRepeated) {
+  auto b = build(
+      "from torch.utils.data import DataLoader\n"
+      "train_loader = DataLoader(ds, num_workers=2)\n"
+      "val_loader = DataLoader(vs)\n"
+      "def train(model, loader):\n"
+      "    for x, y in loader:\n"
+      "        x = x.to(device)\n"
+      "        model(x).backward()\n"
+      "def evaluate(loader):\n"
+      "    for x, y in loader:\n"
+      "        pass\n"
+      "for epoch in range(10):\n"
+      "    train(model, train_loader)\n"
+      "    evaluate(val_loader)\n");
+  ASSERT_EQ(b.model->dataloaders().size(), 2u);
+  const DataLoaderInfo& train = b.model->dataloaders()[0];
+  EXPECT_EQ(train.variable, "train_loader");
+  EXPECT_TRUE(train.feeds_step);
+  EXPECT_TRUE(train.repeated);
+  const DataLoaderInfo& val = b.model->dataloaders()[1];
+  EXPECT_FALSE(val.feeds_step);
+  EXPECT_FALSE(val.assumed_step);
+  const CallInfo* to = b.find_call("x.to");
+  EXPECT_EQ(b.model->loader_of_batch(to->receiver), &train);
+}
+
+TEST(Model, CudaUse) {
+  EXPECT_TRUE(build("device = torch.device('cuda' if ok else 'cpu')\n").model->uses_cuda());
+  EXPECT_TRUE(build("x = y.cuda()\n").model->uses_cuda());
+  EXPECT_TRUE(build("d = f'cuda:{rank}'\n").model->uses_cuda());
+  EXPECT_FALSE(build("print('use cuda if you can')\nx = y.to('cpu')\n").model->uses_cuda());
+}
+
+TEST(Model, DeepNestingDoesNotOverflow) {
+  std::string code = "x = " + std::string(100000, '(') + "1" + std::string(100000, ')') + "\n";
+  auto b = build(code);
+  EXPECT_FALSE(b.model->uses_cuda());
+}
+
+}  // namespace
+}  // namespace perflint
