@@ -5,6 +5,16 @@ namespace perflint {
 
 std::vector<std::unique_ptr<Rule>> make_all_rules() {
   std::vector<std::unique_ptr<Rule>> v;
+  v.push_back(make_pfl101());
+  v.push_back(make_pfl102());
+  v.push_back(make_pfl103());
+  v.push_back(make_pfl104());
+  v.push_back(make_pfl105());
+  v.push_back(make_pfl201());
+  v.push_back(make_pfl202());
+  v.push_back(make_pfl301());
+  v.push_back(make_pfl401());
+  v.push_back(make_pfl501());
   return v;
 }
 

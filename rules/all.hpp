@@ -1,4 +1,4 @@
-// Factory of every rule (one line per rule file); registry.cpp sorts and owns them.
+// Factory of every rule (one function per rule file); registry.cpp sorts and owns them.
 #pragma once
 #include <memory>
 #include <vector>
@@ -7,4 +7,16 @@
 
 namespace perflint {
 std::vector<std::unique_ptr<Rule>> make_all_rules();
+
+std::unique_ptr<Rule> make_pfl101();  // dataloader-main-process
+std::unique_ptr<Rule> make_pfl102();  // dataloader-unpinned
+std::unique_ptr<Rule> make_pfl103();  // blocking-h2d-copy
+std::unique_ptr<Rule> make_pfl104();  // non-blocking-without-pinned
+std::unique_ptr<Rule> make_pfl105();  // workers-not-persistent
+std::unique_ptr<Rule> make_pfl201();  // per-step-item
+std::unique_ptr<Rule> make_pfl202();  // per-step-host-transfer
+std::unique_ptr<Rule> make_pfl301();  // anomaly-detection-on
+std::unique_ptr<Rule> make_pfl401();  // tf32-disabled
+std::unique_ptr<Rule> make_pfl501();  // activation-checkpointing
+
 }  // namespace perflint

@@ -26,5 +26,8 @@ std::vector<Suppression> parse_suppressions(const SourceFile& source,
                                             const std::vector<std::pair<uint32_t, uint32_t>>& comments);
 // Removes suppressed findings; marks the suppressions that matched as used.
 void apply_suppressions(const std::vector<Suppression>& suppressions, std::vector<Finding>& findings);
+// The suppressions that matched nothing and name at least one of our rules (blanket `# noqa` and
+// `ignore-file` without a list are never reported): for the opt-in unused-suppression rule.
+std::vector<Suppression> unused_suppressions(const std::vector<Suppression>& suppressions);
 
 }  // namespace perflint

@@ -1,0 +1,50 @@
+// Shared rule helpers (see common.hpp).
+#include "rules/common.hpp"
+
+#include <array>
+
+#include "parser/ts.hpp"
+
+namespace perflint {
+
+bool is_dataloader_call(const CallInfo& call) {
+  return call.qualname == "torch.utils.data.DataLoader" || call.qualname == "torch.utils.data.dataloader.DataLoader";
+}
+
+std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, std::string_view name) {
+  static constexpr std::array<std::string_view, 15> order = {
+      "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
+      "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator", "prefetch_factor",
+      "persistent_workers"};
+  int index = -1;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] == name) index = static_cast<int>(i);
+  TSNode n = call.arg(name, index);
+  if (ts_node_is_null(n)) {
+    if (call.unresolved_kwargs || call.star_args) return std::nullopt;
+    return LoaderArg{};
+  }
+  return LoaderArg{true, n, model.evaluate(n)};
+}
+
+std::string origin_note_text(std::string_view param, const Value& value) {
+  if (!value.from_option) return {};
+  return std::string(param) + " comes from " + value.from_option->flag + ", default " +
+         (ts_node_is_null(value.from_option->default_value) ? std::string("None") : value.repr()) + ", line " +
+         std::to_string(value.from_option->line);
+}
+
+std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value) {
+  if (!value.from_option) return std::nullopt;
+  return out.note(value.from_option->call, origin_note_text(param, value));
+}
+
+std::optional<Note> via_dict_note(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name) {
+  const Argument* a = call.keyword(name);
+  if (!a || ts_node_is_null(a->via_dict)) return std::nullopt;
+  TSNode site = ts_node_is_null(a->dict_site) ? a->value : a->dict_site;
+  return out.note(site, std::string(name) + " comes from `" + std::string(model.text(a->via_dict)) + "`, line " +
+                            std::to_string(out.source().position(ts_node_start_byte(site)).line));
+}
+
+}  // namespace perflint

@@ -1,0 +1,34 @@
+// Small judgements several rules share: "is this a DataLoader", "where did this value come from".
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "parser/model.hpp"
+#include "rules/rule.hpp"
+
+namespace perflint {
+
+bool is_dataloader_call(const CallInfo& call);
+
+// A DataLoader keyword's value, with DataLoader's positional order (dataset, batch_size, shuffle,
+// sampler, batch_sampler, num_workers, collate_fn, pin_memory, drop_last, timeout,
+// worker_init_fn, multiprocessing_context, generator, prefetch_factor, persistent_workers).
+// `present` is false when the argument is absent (so the library default applies).
+struct LoaderArg {
+  bool present = false;
+  TSNode node{};
+  Value value;  // Unknown when present but not statically known
+};
+// Returns nullopt when the call has an unresolved **kwargs or *args (the rule must stay silent).
+std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, std::string_view name);
+
+// "num_workers comes from --workers (default 0, line 12)" when `value` is an argparse default;
+// empty otherwise.
+std::string origin_note_text(std::string_view param, const Value& value);
+// The same as a Note with the add_argument call as its span; nullopt when not from argparse.
+std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value);
+// When an argument came through a `**dict`: "pin_memory comes from the dict `kwargs` (line N)".
+std::optional<Note> via_dict_note(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name);
+
+}  // namespace perflint

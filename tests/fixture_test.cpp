@@ -1,0 +1,129 @@
+// Closed-world rule fixtures (STYLE.md rule 9): every tests/fixtures/rules/<CODE>/*.py is linted with
+// only rule CODE enabled; the findings must be exactly the lines annotated `# expect: CODE` (on the
+// line itself, or alone on the line before). Any extra or missing finding fails.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "rules/engine.hpp"
+#include "rules/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace perflint {
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// (line, code) pairs expected by the annotations of a fixture.
+std::set<std::pair<uint32_t, std::string>> expectations(const std::string& text) {
+  std::set<std::pair<uint32_t, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  uint32_t n = 0;
+  std::vector<std::string> pending;  // from a comment-only line: applies to the next code line
+  while (std::getline(in, line)) {
+    ++n;
+    const auto first = line.find_first_not_of(" \t");
+    const bool comment_only = first != std::string::npos && line[first] == '#';
+    const bool blank = first == std::string::npos;
+    std::vector<std::string> codes;
+    const auto at = line.find("# expect:");
+    if (at != std::string::npos) {
+      std::string rest = line.substr(at + 9);
+      std::string code;
+      std::istringstream codes_in(rest);
+      while (std::getline(codes_in, code, ',')) {
+        const auto b = code.find_first_not_of(" \t\r");
+        const auto e = code.find_last_not_of(" \t\r");
+        if (b != std::string::npos) codes.push_back(code.substr(b, e - b + 1));
+      }
+    }
+    if (comment_only && at == first) {
+      pending.insert(pending.end(), codes.begin(), codes.end());
+      continue;
+    }
+    if (blank || comment_only) continue;
+    for (const auto& c : pending) out.emplace(n, c);
+    pending.clear();
+    for (const auto& c : codes) out.emplace(n, c);
+  }
+  return out;
+}
+
+std::vector<fs::path> fixtures() {
+  std::vector<fs::path> out;
+  const fs::path root = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "rules";
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class RuleFixture : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(RuleFixture, FindingsAreExactlyTheExpectations) {
+  const fs::path path = GetParam();
+  const std::string code = path.parent_path().filename().string();
+  ASSERT_NE(find_rule(code), nullptr) << "fixture directory names no rule: " << code;
+  const std::string text = read_file(path);
+  const auto expected = expectations(text);
+  RuleSet rules = make_rule_set({code}, {});
+  ts::Parser parser;
+  FileResult r = lint_buffer(path.string(), text, rules, parser);
+  for (const auto& e : r.errors)
+    if (e.kind != FileError::Kind::Syntax) ADD_FAILURE() << "unexpected error: " << e.message;
+  std::set<std::pair<uint32_t, std::string>> actual;
+  std::map<uint32_t, std::string> messages;
+  for (const auto& f : r.findings) {
+    actual.emplace(f.span.start.line, std::string(f.rule->code));
+    messages[f.span.start.line] = f.message;
+  }
+  for (const auto& e : expected)
+    if (!actual.count(e)) ADD_FAILURE() << path.filename() << ":" << e.first << ": expected " << e.second << ", not reported";
+  for (const auto& a : actual)
+    if (!expected.count(a))
+      ADD_FAILURE() << path.filename() << ":" << a.first << ": unexpected " << a.second << ": " << messages[a.first];
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<fs::path>& info) {
+  std::string s = info.param.parent_path().filename().string() + "_" + info.param.stem().string();
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleFixture, ::testing::ValuesIn(fixtures()), fixture_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RuleFixture);
+
+TEST(Registry, CodesUniqueNamesKebabDocsAndFixtures) {
+  std::set<std::string_view> codes, names;
+  ASSERT_FALSE(all_rules().empty());
+  for (const auto& r : all_rules()) {
+    const RuleInfo& i = r->info();
+    EXPECT_TRUE(codes.insert(i.code).second) << "duplicate code " << i.code;
+    EXPECT_TRUE(names.insert(i.name).second) << "duplicate name " << i.name;
+    EXPECT_EQ(i.code.size(), 6u);
+    EXPECT_EQ(i.code.substr(0, 3), "PFL");
+    for (char c : i.name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '-') << i.name;
+    EXPECT_FALSE(i.summary.empty()) << i.code;
+    EXPECT_FALSE(r->kinds().empty()) << i.code;
+    const fs::path dir = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "rules" / std::string(i.code);
+    bool has_fixture = fs::exists(dir) && !fs::is_empty(dir);
+    EXPECT_TRUE(has_fixture) << i.code << " has no fixture in " << dir;
+  }
+  for (size_t k = 1; k < all_rules().size(); ++k)
+    EXPECT_LT(all_rules()[k - 1]->info().code, all_rules()[k]->info().code);
+}
+
+}  // namespace
+}  // namespace perflint
