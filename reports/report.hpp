@@ -1,6 +1,7 @@
 // Report writers: text (ruff/rustc style), json, sarif (2.1.0), github annotations. They format the
 // results they are given and decide nothing (DESIGN.md: data flows one way).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@ struct ReportOptions {
   std::string base_dir;
   // File contents by path, for snippets (text) and line hashes (sarif). Missing: no snippet.
   const std::map<std::string, std::string, std::less<>>* sources = nullptr;
+  // SARIF tool.driver.rules[]: these rules instead of the whole registry (e.g. only the selected
+  // ones). Either way, a rule a finding refers to is added when missing.
+  const std::vector<const RuleInfo*>* rules = nullptr;
 };
 
 // `results` are sorted by path; each file's findings by line, column, code.
@@ -33,6 +37,15 @@ std::string write_report(OutputFormat format, const std::vector<FileResult>& res
 // `perflint rules` (grouped by category, with default severity) and `perflint rule CODE`.
 std::string write_rule_list(bool color);
 std::string write_rule_explanation(std::string_view code_or_name);
+
+// The same, over an explicit list of rules (write_rule_list passes the registry) and a given doc
+// page (write_rule_explanation passes rule_doc(code)); empty markdown: the summary stands in.
+std::string write_rule_list(const std::vector<const RuleInfo*>& rules, bool color);
+std::string write_rule_explanation(const RuleInfo& rule, std::string_view markdown);
+
+// The hash behind SARIF's primaryLocationLineHash: 64-bit FNV-1a of the line with all whitespace
+// removed, so re-indenting a line or inserting lines above it keeps the fingerprint.
+uint64_t line_fingerprint_hash(std::string_view line);
 
 // JSON string escaping (shared by the json and sarif writers).
 std::string json_escape(std::string_view s);

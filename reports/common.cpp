@@ -1,0 +1,206 @@
+// Pieces shared by the report writers: JSON escaping and values, format dispatch.
+#include <cstdio>
+
+#include "reports/detail.hpp"
+#include "reports/json_util.hpp"
+#include "reports/report.hpp"
+
+namespace perflint {
+
+namespace {
+// Length of the well-formed UTF-8 sequence at s[i], or 0 (overlong, surrogate, truncated, > U+10FFFF).
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  size_t len;
+  uint32_t min;
+  if (b >= 0xc2 && b <= 0xdf) len = 2, min = 0x80;
+  else if (b >= 0xe0 && b <= 0xef) len = 3, min = 0x800;
+  else if (b >= 0xf0 && b <= 0xf4) len = 4, min = 0x10000;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  uint32_t cp = b & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return len;
+}
+}  // namespace
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        const auto b = static_cast<unsigned char>(c);
+        if (b >= 0x80) {
+          // Sources are validated UTF-8, but paths and OS messages are arbitrary bytes; the output
+          // must stay valid UTF-8, so a malformed byte becomes U+FFFD.
+          const size_t len = utf8_sequence_length(s, i);
+          if (len == 0) {
+            out += "\\ufffd";
+          } else {
+            out.append(s.substr(i, len));
+            i += len - 1;
+          }
+        } else if (b < 0x20 || b == 0x7f) {
+          // DEL is legal in JSON but escaped so terminals show it.
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(b));
+          out += buf;
+        } else {
+          out += c;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string write_report(OutputFormat format, const std::vector<FileResult>& results, const ReportOptions& options) {
+  switch (format) {
+    case OutputFormat::Text: return write_text(results, options);
+    case OutputFormat::Json: return write_json(results, options);
+    case OutputFormat::Sarif: return write_sarif(results, options);
+    case OutputFormat::Github: return write_github(results, options);
+  }
+  return write_text(results, options);
+}
+
+namespace json {
+
+Value& Value::set(std::string key, Value value) {
+  if (std::holds_alternative<std::nullptr_t>(v_)) v_ = Object{};
+  auto& obj = std::get<Object>(v_);
+  obj.emplace_back(std::move(key), std::move(value));
+  return obj.back().second;
+}
+
+Value& Value::push(Value value) {
+  if (std::holds_alternative<std::nullptr_t>(v_)) v_ = Array{};
+  auto& arr = std::get<Array>(v_);
+  arr.push_back(std::move(value));
+  return arr.back();
+}
+
+std::string Value::dump() const {
+  std::string out;
+  dump_to(out, 0);
+  out += '\n';
+  return out;
+}
+
+void Value::dump_to(std::string& out, int indent) const {
+  const auto newline = [&out](int n) {
+    out += '\n';
+    out.append(static_cast<size_t>(n) * 2, ' ');
+  };
+  if (std::holds_alternative<std::nullptr_t>(v_)) {
+    out += "null";
+  } else if (const auto* b = std::get_if<bool>(&v_)) {
+    out += *b ? "true" : "false";
+  } else if (const auto* i = std::get_if<int64_t>(&v_)) {
+    out += std::to_string(*i);
+  } else if (const auto* s = std::get_if<std::string>(&v_)) {
+    out += '"';
+    out += json_escape(*s);
+    out += '"';
+  } else if (const auto* a = std::get_if<Array>(&v_)) {
+    if (a->empty()) {
+      out += "[]";
+      return;
+    }
+    out += '[';
+    for (size_t k = 0; k < a->size(); ++k) {
+      if (k) out += ',';
+      newline(indent + 1);
+      (*a)[k].dump_to(out, indent + 1);
+    }
+    newline(indent);
+    out += ']';
+  } else if (const auto* o = std::get_if<Object>(&v_)) {
+    if (o->empty()) {
+      out += "{}";
+      return;
+    }
+    out += '{';
+    for (size_t k = 0; k < o->size(); ++k) {
+      if (k) out += ',';
+      newline(indent + 1);
+      out += '"';
+      out += json_escape((*o)[k].first);
+      out += "\": ";
+      (*o)[k].second.dump_to(out, indent + 1);
+    }
+    newline(indent);
+    out += '}';
+  }
+}
+
+}  // namespace json
+}  // namespace perflint
+
+namespace perflint::report_detail {
+
+const std::string* find_source(const ReportOptions& options, std::string_view path) {
+  if (!options.sources) return nullptr;
+  const auto it = options.sources->find(path);
+  return it == options.sources->end() ? nullptr : &it->second;
+}
+
+std::vector<std::string_view> split_lines(std::string_view content) {
+  if (content.starts_with("\xEF\xBB\xBF")) content.remove_prefix(3);
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  for (size_t i = 0; i < content.size(); ++i) {
+    if (content[i] == '\n') {
+      lines.push_back(content.substr(start, i - start));
+      start = i + 1;
+    } else if (content[i] == '\r') {
+      lines.push_back(content.substr(start, i - start));
+      if (i + 1 < content.size() && content[i + 1] == '\n') ++i;
+      start = i + 1;
+    }
+  }
+  // A last line without terminator; an empty file still has line 1, as SourceFile has.
+  if (start < content.size() || lines.empty()) lines.push_back(content.substr(start));
+  return lines;
+}
+
+std::string_view rule_code(const Finding& f) { return f.rule ? f.rule->code : std::string_view("PFL000"); }
+std::string_view rule_name(const Finding& f) { return f.rule ? f.rule->name : std::string_view("unknown"); }
+
+std::string_view sarif_level(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "note";
+  }
+  return "warning";
+}
+
+std::string_view error_kind_name(FileError::Kind k) {
+  switch (k) {
+    case FileError::Kind::Io: return "io";
+    case FileError::Kind::Syntax: return "syntax";
+    case FileError::Kind::Config: return "config";
+  }
+  return "io";
+}
+
+std::string plural(size_t n, std::string_view singular, std::string_view plural_form) {
+  return std::to_string(n) + " " + std::string(n == 1 ? singular : plural_form);
+}
+
+}  // namespace perflint::report_detail

@@ -1,0 +1,28 @@
+// Internal helpers shared by the report writers (not part of the public report API): source lines
+// for snippets and fingerprints, severity spellings, counting.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/report.hpp"
+#include "rules/rule.hpp"
+
+namespace perflint::report_detail {
+
+// The file's content from options.sources, or nullptr.
+const std::string* find_source(const ReportOptions& options, std::string_view path);
+
+// Lines of `content` without terminators ("\n", "\r\n", lone "\r", as SourceFile counts them) and
+// without a leading UTF-8 BOM; views into `content`.
+std::vector<std::string_view> split_lines(std::string_view content);
+
+std::string_view rule_code(const Finding& f);
+std::string_view rule_name(const Finding& f);
+std::string_view sarif_level(Severity s);
+std::string_view error_kind_name(FileError::Kind k);
+
+// "1 file", "2 files".
+std::string plural(size_t n, std::string_view singular, std::string_view plural_form);
+
+}  // namespace perflint::report_detail

@@ -1,0 +1,58 @@
+// The JSON report: a stable schema documented in docs/output-formats.md. Field order is fixed and
+// every finding carries the same keys, so consumers can rely on shape as well as content.
+#include "reports/detail.hpp"
+#include "reports/json_util.hpp"
+#include "reports/report.hpp"
+
+namespace perflint {
+
+std::string write_json(const std::vector<FileResult>& results, const ReportOptions& /*options*/) {
+  using json::Value;
+  Value findings = json::Array{};
+  Value errors = json::Array{};
+  for (const auto& r : results) {
+    for (const auto& f : r.findings) {
+      Value o;
+      o.set("code", report_detail::rule_code(f));
+      o.set("name", report_detail::rule_name(f));
+      o.set("severity", to_string(f.severity));
+      o.set("path", f.path.empty() ? r.path : f.path);
+      o.set("line", f.span.start.line);
+      o.set("column", f.span.start.column);
+      o.set("end_line", f.span.end.line);
+      o.set("end_column", f.span.end.column);
+      o.set("message", f.message);
+      o.set("fix_hint", f.fix_hint);
+      Value notes = json::Array{};
+      for (const auto& n : f.notes) {
+        Value no;
+        no.set("message", n.message);
+        if (n.span) {
+          no.set("line", n.span->start.line);
+          no.set("column", n.span->start.column);
+        }
+        notes.push(std::move(no));
+      }
+      o.set("notes", std::move(notes));
+      findings.push(std::move(o));
+    }
+    for (const auto& e : r.errors) {
+      Value o;
+      o.set("path", e.path.empty() ? r.path : e.path);
+      o.set("message", e.message);
+      if (e.position) {
+        o.set("line", e.position->line);
+        o.set("column", e.position->column);
+      }
+      o.set("kind", report_detail::error_kind_name(e.kind));
+      errors.push(std::move(o));
+    }
+  }
+  Value root;
+  root.set("version", PERFLINT_VERSION);
+  root.set("findings", std::move(findings));
+  root.set("errors", std::move(errors));
+  return root.dump();
+}
+
+}  // namespace perflint

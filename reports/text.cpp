@@ -1,0 +1,251 @@
+// The text report (ruff/rustc style): `path:line:col: CODE [severity] message`, the source line
+// with carets under the span, help and notes, then a summary; or a per-rule statistics table.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "reports/detail.hpp"
+#include "reports/report.hpp"
+
+namespace perflint {
+namespace {
+
+using report_detail::find_source;
+using report_detail::plural;
+using report_detail::rule_code;
+using report_detail::rule_name;
+using report_detail::split_lines;
+
+constexpr int kTabStop = 4;
+
+// Concatenation by appending: GCC 12 misreports `"literal" + std::string` chains under -O3
+// (-Wrestrict, GCC PR 105329).
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  (s.append(std::string_view(parts)), ...);
+  return s;
+}
+
+struct Style {
+  bool on = false;
+  std::string wrap(std::string_view code, std::string_view s) const {
+    if (!on) return std::string(s);
+    return "\x1b[" + std::string(code) + "m" + std::string(s) + "\x1b[0m";
+  }
+  std::string bold(std::string_view s) const { return wrap("1", s); }
+  std::string blue(std::string_view s) const { return wrap("1;34", s); }
+  std::string severity(Severity sev, std::string_view s) const {
+    switch (sev) {
+      case Severity::Error: return wrap("1;31", s);
+      case Severity::Warning: return wrap("1;33", s);
+      case Severity::Info: return wrap("1;36", s);
+    }
+    return std::string(s);
+  }
+};
+
+// Decodes one UTF-8 code point at s[i]; advances i. Invalid bytes count as one code point each
+// (sources are validated before linting, so this only keeps the writer total).
+uint32_t decode(std::string_view s, size_t& i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 1;
+  if (i + static_cast<size_t>(len) > s.size()) len = 1;
+  uint32_t cp = len == 1 ? b : len == 2 ? (b & 0x1f) : len == 3 ? (b & 0x0f) : (b & 0x07);
+  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  i += static_cast<size_t>(len);
+  return cp;
+}
+
+// Terminal cells a code point takes: combining marks none, East Asian wide and emoji two.
+int cell_width(uint32_t cp) {
+  if ((cp >= 0x0300 && cp <= 0x036f) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0xfe00 && cp <= 0xfe0f))
+    return 0;
+  if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp != 0x303f) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+      (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd))
+    return 2;
+  return 1;
+}
+
+// A source line as displayed (tabs expanded to 4-column stops, control characters as spaces) and
+// the display cell where each 1-based code-point column starts, so carets land under the same
+// characters the position counts.
+struct DisplayLine {
+  std::string text;
+  std::vector<int> cell_of_column;  // [column - 1] -> cell; one extra entry for end of line
+};
+
+DisplayLine display(std::string_view line) {
+  DisplayLine d;
+  int cell = 0;
+  size_t i = 0;
+  while (i < line.size()) {
+    const size_t start = i;
+    const uint32_t cp = decode(line, i);
+    d.cell_of_column.push_back(cell);
+    if (cp == '\t') {
+      const int w = kTabStop - cell % kTabStop;
+      d.text.append(static_cast<size_t>(w), ' ');
+      cell += w;
+    } else if (cp < 0x20 || cp == 0x7f) {
+      d.text += ' ';
+      cell += 1;
+    } else {
+      d.text.append(line.substr(start, i - start));
+      cell += cell_width(cp);
+    }
+  }
+  d.cell_of_column.push_back(cell);
+  return d;
+}
+
+int cell_at(const DisplayLine& d, uint32_t column) {
+  const size_t idx = column == 0 ? 0 : column - 1;
+  return idx < d.cell_of_column.size() ? d.cell_of_column[idx] : d.cell_of_column.back();
+}
+
+// "help"/"note" lines and the snippet share a gutter as wide as the line number.
+struct Snippet {
+  const Style& style;
+  size_t gutter;
+  std::string pad() const { return std::string(gutter, ' '); }
+};
+
+void write_snippet(std::string& out, const Snippet& s, const Finding& f, std::string_view line) {
+  const DisplayLine d = display(line);
+  const int from = cell_at(d, f.span.start.column);
+  int to = f.span.end.line > f.span.start.line ? d.cell_of_column.back() : cell_at(d, f.span.end.column);
+  if (to <= from) to = from + 1;
+  const std::string bar = s.style.blue("|");
+  out += s.pad() + " " + bar + "\n";
+  out += s.style.blue(std::to_string(f.span.start.line)) + " " + bar;
+  if (!d.text.empty()) out += " " + d.text;
+  out += "\n";
+  out += s.pad() + " " + bar + " " + std::string(static_cast<size_t>(from), ' ') +
+         s.style.severity(f.severity, std::string(static_cast<size_t>(to - from), '^')) + "\n";
+}
+
+std::string note_text(const Note& n) {
+  if (!n.span) return n.message;
+  const std::string where = "line " + std::to_string(n.span->start.line);
+  // "line 12" inside "line 123" is not the same place; require a non-digit after it.
+  for (size_t pos = n.message.find(where); pos != std::string::npos; pos = n.message.find(where, pos + 1)) {
+    const size_t after = pos + where.size();
+    if (after >= n.message.size() || !std::isdigit(static_cast<unsigned char>(n.message[after]))) return n.message;
+  }
+  return n.message + " (" + where + ")";
+}
+
+void write_finding(std::string& out, std::string_view path, const Finding& f, const ReportOptions& options,
+                   const Style& style, const std::vector<std::string_view>* lines) {
+  out += cat(style.bold(path), ":", std::to_string(f.span.start.line), ":", std::to_string(f.span.start.column), ": ",
+             style.bold(rule_code(f)), " ", style.severity(f.severity, cat("[", to_string(f.severity), "]")), " ",
+             f.message, "\n");
+  const Snippet s{style, std::to_string(f.span.start.line).size()};
+  if (options.show_source && lines && f.span.start.line >= 1 && f.span.start.line <= lines->size())
+    write_snippet(out, s, f, (*lines)[f.span.start.line - 1]);
+  const std::string eq = style.blue("=");
+  if (!f.fix_hint.empty()) out += s.pad() + " " + eq + " " + style.bold("help") + ": " + f.fix_hint + "\n";
+  for (const auto& n : f.notes) out += s.pad() + " " + eq + " " + style.bold("note") + ": " + note_text(n) + "\n";
+}
+
+void write_errors(std::string& out, const FileResult& r, const Style& style) {
+  for (const auto& e : r.errors) {
+    out += style.bold(e.path.empty() ? r.path : e.path);
+    if (e.position) out += cat(":", std::to_string(e.position->line), ":", std::to_string(e.position->column));
+    out += cat(": ", style.severity(Severity::Error, "error"), ": ", e.message, "\n");
+  }
+  for (const auto& n : r.notices)
+    out += style.bold(n.path.empty() ? r.path : n.path) + ": " + style.severity(Severity::Info, "notice") + ": " +
+           n.message + "\n";
+}
+
+std::string summary(const std::vector<FileResult>& results) {
+  size_t findings = 0, files_with = 0, checked = 0, unlintable = 0;
+  size_t by_sev[3] = {0, 0, 0};
+  for (const auto& r : results) {
+    findings += r.findings.size();
+    if (!r.findings.empty()) ++files_with;
+    if (r.linted) ++checked;
+    if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Io; }))
+      ++unlintable;
+    for (const auto& f : r.findings) ++by_sev[static_cast<int>(f.severity)];
+  }
+  std::string out;
+  if (findings == 0) {
+    out = "No findings in " + plural(checked, "file", "files") + ".\n";
+  } else {
+    std::vector<std::string> parts;
+    if (by_sev[static_cast<int>(Severity::Error)]) parts.push_back(plural(by_sev[static_cast<int>(Severity::Error)], "error", "errors"));
+    if (by_sev[static_cast<int>(Severity::Warning)])
+      parts.push_back(plural(by_sev[static_cast<int>(Severity::Warning)], "warning", "warnings"));
+    if (by_sev[static_cast<int>(Severity::Info)]) parts.push_back(plural(by_sev[static_cast<int>(Severity::Info)], "info", "info"));
+    std::string breakdown;
+    for (size_t k = 0; k < parts.size(); ++k) breakdown += (k ? ", " : "") + parts[k];
+    out = "Found " + plural(findings, "finding", "findings") + " (" + breakdown + ") in " +
+          plural(files_with, "file", "files") + "; " + plural(checked, "file", "files") + " checked.\n";
+  }
+  if (unlintable) out += plural(unlintable, "file", "files") + " could not be linted.\n";
+  return out;
+}
+
+std::string statistics(const std::vector<FileResult>& results, const Style& style) {
+  struct Row {
+    size_t count = 0;
+    std::string_view name;
+  };
+  std::map<std::string_view, Row> by_code;
+  for (const auto& r : results)
+    for (const auto& f : r.findings) {
+      auto& row = by_code[rule_code(f)];
+      ++row.count;
+      row.name = rule_name(f);
+    }
+  std::vector<std::pair<std::string_view, Row>> rows(by_code.begin(), by_code.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  size_t count_w = 0, code_w = 0;
+  for (const auto& [code, row] : rows) {
+    count_w = std::max(count_w, std::to_string(row.count).size());
+    code_w = std::max(code_w, code.size());
+  }
+  std::string out;
+  for (const auto& [code, row] : rows) {
+    const std::string n = std::to_string(row.count);
+    out += std::string(count_w - n.size(), ' ') + n + "  " + style.bold(code) + std::string(code_w - code.size(), ' ') +
+           "  " + std::string(row.name) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string write_text(const std::vector<FileResult>& results, const ReportOptions& options) {
+  const Style style{options.color};
+  std::string out;
+  if (options.statistics) {
+    for (const auto& r : results) write_errors(out, r, style);
+    out += statistics(results, style);
+    return out + summary(results);
+  }
+  // Findings first, then what could not be linted, so errors are not lost between snippets.
+  for (const auto& r : results) {
+    std::vector<std::string_view> lines;
+    const std::string* source = r.findings.empty() ? nullptr : find_source(options, r.path);
+    if (source) lines = split_lines(*source);
+    for (const auto& f : r.findings) {
+      // A finding names its own path; it is normally the file's, and only then do we have its lines.
+      const bool same_file = f.path == r.path || f.path.empty();
+      write_finding(out, same_file ? std::string_view(r.path) : std::string_view(f.path), f, options, style,
+                    source && same_file ? &lines : nullptr);
+      out += "\n";
+    }
+  }
+  const size_t before = out.size();
+  for (const auto& r : results) write_errors(out, r, style);
+  if (out.size() != before) out += "\n";
+  return out + summary(results);
+}
+
+}  // namespace perflint
