@@ -5,6 +5,7 @@ namespace perflint {
 
 std::vector<std::unique_ptr<Rule>> make_all_rules() {
   std::vector<std::unique_ptr<Rule>> v;
+  v.push_back(make_pfl001());
   v.push_back(make_pfl101());
   v.push_back(make_pfl102());
   v.push_back(make_pfl103());

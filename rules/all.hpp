@@ -8,6 +8,7 @@
 namespace perflint {
 std::vector<std::unique_ptr<Rule>> make_all_rules();
 
+std::unique_ptr<Rule> make_pfl001();  // unused-suppression (opt-in; reported by the engine)
 std::unique_ptr<Rule> make_pfl101();  // dataloader-main-process
 std::unique_ptr<Rule> make_pfl102();  // dataloader-unpinned
 std::unique_ptr<Rule> make_pfl103();  // blocking-h2d-copy

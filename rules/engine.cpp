@@ -103,9 +103,11 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
   std::vector<Finding> findings;
   Emitter emitter(src, findings);
   const bool cuda = model.uses_cuda();
+  std::vector<const Rule*> ran;
   for (const Rule* rule : rules.rules) {
     const RuleInfo& info = rule->info();
     if (info.cuda_only && !cuda) continue;
+    ran.push_back(rule);
     emitter.set_rule(&info);
     const size_t before = findings.size();
     // Rules are handed their kinds in document order: merge the per-kind lists.
@@ -124,7 +126,25 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
 
   std::vector<std::pair<uint32_t, uint32_t>> comments;
   for (TSNode c : model.nodes_of_kind("comment")) comments.emplace_back(ts_node_start_byte(c), ts_node_end_byte(c));
-  apply_suppressions(parse_suppressions(src, comments), findings);
+  const std::vector<Suppression> suppressions = parse_suppressions(src, comments);
+  apply_suppressions(suppressions, findings);
+  if (const Rule* unused = find_rule("PFL001"); unused && std::find(rules.rules.begin(), rules.rules.end(), unused) != rules.rules.end()) {
+    emitter.set_rule(&unused->info());
+    for (const auto& s : unused_suppressions(suppressions)) {
+      // Only when every rule it names ran on this file: otherwise "unused" means "not checked".
+      const bool all_ran = std::all_of(s.codes.begin(), s.codes.end(), [&](const std::string& c) {
+        const Rule* r = find_rule(c);
+        return r && std::find(ran.begin(), ran.end(), r) != ran.end();
+      });
+      if (!all_ran) continue;
+      std::string what;
+      for (const auto& c : s.codes) what += (what.empty() ? "" : ", ") + c;
+      Finding& f = emitter.report(s.span, "suppression of " + what + " matches no finding on this line",
+                                  "remove the suppression comment");
+      if (s.file_level) f.message = "file-level suppression of " + what + " matches no finding in this file";
+      if (auto it = rules.severity.find(unused->info().code); it != rules.severity.end()) f.severity = it->second;
+    }
+  }
 
   std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.span.start.line != b.span.start.line) return a.span.start.line < b.span.start.line;

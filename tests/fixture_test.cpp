@@ -77,7 +77,18 @@ TEST_P(RuleFixture, FindingsAreExactlyTheExpectations) {
   ASSERT_NE(find_rule(code), nullptr) << "fixture directory names no rule: " << code;
   const std::string text = read_file(path);
   const auto expected = expectations(text);
-  RuleSet rules = make_rule_set({code}, {});
+  // `# fixture-select: PFL001, PFL301` enables more rules (for rules about other rules' findings).
+  std::vector<std::string> select{code};
+  if (auto at = text.find("# fixture-select:"); at != std::string::npos) {
+    std::istringstream extra(text.substr(at + 17, text.find('\n', at) - at - 17));
+    std::string c;
+    while (std::getline(extra, c, ',')) {
+      const auto b = c.find_first_not_of(" \t\r");
+      const auto e = c.find_last_not_of(" \t\r");
+      if (b != std::string::npos) select.push_back(c.substr(b, e - b + 1));
+    }
+  }
+  RuleSet rules = make_rule_set(select, {});
   ts::Parser parser;
   FileResult r = lint_buffer(path.string(), text, rules, parser);
   for (const auto& e : r.errors)
