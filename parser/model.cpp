@@ -137,6 +137,9 @@ struct Model::Impl {
   };
   std::vector<Function> functions;
   std::unordered_map<std::string, std::vector<size_t>> functions_by_name;
+  std::unordered_map<NodeKey, size_t, NodeKeyHash> fn_index;
+  std::vector<std::vector<size_t>> call_callees;  // per call: same-file functions it may call
+  std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
 
   // loops
   struct Loop {
@@ -624,9 +627,18 @@ struct Model::Impl {
   }
 
   size_t function_index(TSNode fn) const {
-    for (size_t i = 0; i < functions.size(); ++i)
-      if (ts::same(functions[i].node, fn)) return i;
-    return SIZE_MAX;
+    auto it = fn_index.find(key(fn));
+    return it == fn_index.end() ? SIZE_MAX : it->second;
+  }
+
+  // Call graph inside the file, computed once after the walk.
+  void link_calls() {
+    call_callees.resize(calls.size());
+    callers.assign(functions.size(), {});
+    for (size_t i = 0; i < calls.size(); ++i) {
+      call_callees[i] = callees(calls[i]);
+      for (size_t f : call_callees[i]) callers[f].push_back(i);
+    }
   }
 
   static bool frames_have_loop(const Context& ctx) {
@@ -647,7 +659,7 @@ struct Model::Impl {
       bool changed = false;
       for (size_t i = 0; i < calls.size(); ++i) {
         if (call_fn[i] == SIZE_MAX || functions[call_fn[i]].step_fn || frames_have_loop(call_ctx[i])) continue;
-        for (size_t f : callees(calls[i]))
+        for (size_t f : call_callees[i])
           if (functions[f].step_fn && f != call_fn[i]) { functions[call_fn[i]].step_fn = true; changed = true; }
       }
       if (!changed) break;
@@ -663,7 +675,7 @@ struct Model::Impl {
     for (size_t i = 0; i < calls.size(); ++i) {
       bool step = marker[i];
       if (!step)
-        for (size_t f : callees(calls[i])) step = step || functions[f].step_fn;
+        for (size_t f : call_callees[i]) step = step || functions[f].step_fn;
       if (step) mark_loops(i);
     }
     // Step loops: the innermost loops that contain a step.
@@ -690,9 +702,9 @@ struct Model::Impl {
       l.repeated = frames_have_loop(l.ctx);
       if (!l.repeated && !null(l.ctx.function)) {
         const size_t f = function_index(l.ctx.function);
-        for (size_t i = 0; i < calls.size() && !l.repeated; ++i)
-          for (size_t g : callees(calls[i]))
-            if (g == f && frames_have_loop(call_ctx[i])) l.repeated = true;
+        if (f != SIZE_MAX)
+          for (size_t i : callers[f])
+            if (frames_have_loop(call_ctx[i])) l.repeated = true;
       }
     }
   }
@@ -725,10 +737,7 @@ struct Model::Impl {
     for (const auto& f : ctx.frames)
       if (f.kind == Frame::Kind::Guard) { local_guard = &f; break; }
     // Find a call site inside a step loop (or inside another step function).
-    for (size_t i = 0; i < calls.size(); ++i) {
-      bool calls_fn = false;
-      for (size_t g : callees(calls[i])) calls_fn = calls_fn || g == fi;
-      if (!calls_fn) continue;
+    for (size_t i : callers[fi]) {
       StepWhere outer = step_where(call_ctx[i], depth + 1);
       if (outer.loop < 0) continue;
       if (w.loop < 0 || (w.guard && !outer.guard)) {
@@ -794,10 +803,8 @@ struct Model::Impl {
           auto pit = std::find(params.begin(), params.end(), base_text);
           if (pit != params.end()) {
             size_t index = static_cast<size_t>(pit - params.begin());
-            for (size_t ci = 0; ci < calls.size() && found < 0; ++ci) {
-              bool calls_fn = false;
-              for (size_t g : callees(calls[ci])) calls_fn = calls_fn || g == fi;
-              if (!calls_fn) continue;
+            for (size_t ci : callers[fi]) {
+              if (found >= 0) break;
               const CallInfo& c = calls[ci];
               size_t pos_index = index;
               if (!params.empty() && params.front() == "self" && is(c.function, "attribute")) --pos_index;
@@ -875,6 +882,7 @@ struct Model::Impl {
     }
     ts_tree_cursor_delete(&cursor);
 
+    link_calls();
     collect_argparse();
     resolve_kwargs();
     find_steps();
@@ -948,6 +956,7 @@ struct Model::Impl {
         }
       }
       functions_by_name[f.name].push_back(functions.size());
+      fn_index.emplace(key(n), functions.size());
       functions.push_back(std::move(f));
     } else if (k == "with_statement") {
       // `with x as name`: name is not a plain assignment.
