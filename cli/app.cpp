@@ -1,11 +1,286 @@
-// Placeholder CLI until the CLI work lands.
+// The `perflint` program: options -> config -> rule sets -> discovery -> parallel lint -> report.
+// Expected failures are messages and exit code 2; the one catch for unexpected exceptions is here.
 #include "cli/app.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/config.hpp"
+#include "cli/discover.hpp"
+#include "cli/io.hpp"
+#include "cli/options.hpp"
+#include "cli/runner.hpp"
+#include "reports/report.hpp"
+#include "rules/engine.hpp"
+#include "rules/registry.hpp"
 
 namespace perflint {
-int run_cli(int, char**) {
-  std::puts("perflint " PERFLINT_VERSION);
-  return 0;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kClean = 0;
+constexpr int kFindings = 1;
+constexpr int kError = 2;
+
+void print(std::FILE* stream, const std::string& text) {
+  if (!text.empty()) std::fwrite(text.data(), 1, text.size(), stream);
 }
+
+bool write_stdout(const std::string& text) {
+  print(stdout, text);
+  return std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+bool want_color(const Options& o) {
+  if (o.color == ColorChoice::Always) return true;
+  if (o.color == ColorChoice::Never) return false;
+  // no-color.org: any non-empty NO_COLOR disables colour; an explicit --color always still wins.
+  if (const char* nc = std::getenv("NO_COLOR"); nc != nullptr && *nc != '\0') return false;
+  if (const char* term = std::getenv("TERM"); term != nullptr && std::string_view(term) == "dumb") return false;
+  return o.output.empty() && ::isatty(STDOUT_FILENO) == 1;
+}
+
+std::string current_dir() {
+  std::error_code ec;
+  fs::path p = fs::current_path(ec);
+  return ec ? std::string(".") : p.string();
+}
+
+// SARIF URIs are relative to the repository root so that code scanning can place them; outside a
+// git checkout the current directory stands in for it.
+std::string repository_root(const std::string& cwd) {
+  std::error_code ec;
+  for (fs::path p = cwd; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) return p.string();
+    if (p == p.parent_path()) break;
+  }
+  return {};
+}
+
+// First selector that is not a code, name, prefix or ALL, if any.
+const std::string* first_invalid(const std::vector<std::string>& selectors) {
+  for (const auto& s : selectors)
+    if (!is_valid_selector(s)) return &s;
+  return nullptr;
+}
+
+int run_rules_command(const Options& o) {
+  if (o.command == Options::Command::Rules) return write_stdout(write_rule_list(want_color(o))) ? kClean : kError;
+  if (find_rule(o.rule) == nullptr) {
+    print(stderr, "error: unknown rule '" + o.rule + "'; run 'perflint rules' to list every code and name\n");
+    return kError;
+  }
+  return write_stdout(write_rule_explanation(o.rule)) ? kClean : kError;
+}
+
+Expected<Config> load_effective_config(const Options& o, const std::string& cwd) {
+  if (o.isolated) return Config{};
+  if (!o.config.empty()) return load_config(o.config);
+  return discover_config(cwd);
+}
+
+// Checks the selectors of the command line and of the config; returns the message, or empty.
+std::string check_selectors(const Options& o, const Config& c) {
+  const std::pair<const std::vector<std::string>*, const char*> cli[] = {
+      {o.select ? &*o.select : nullptr, "--select"}, {&o.extend_select, "--extend-select"}, {&o.ignore, "--ignore"}};
+  for (const auto& [list, flag] : cli)
+    if (list != nullptr)
+      if (const std::string* bad = first_invalid(*list))
+        return "unknown rule selector '" + *bad + "' in " + flag + " (see 'perflint rules')";
+  // The config loader validates these too; this keeps a bad selector from ever reaching the engine.
+  const std::string where = c.path.empty() ? std::string("the configuration") : c.path;
+  const std::pair<const std::vector<std::string>*, const char*> cfg[] = {
+      {&c.select, "select"}, {&c.extend_select, "extend-select"}, {&c.ignore, "ignore"}};
+  for (const auto& [list, key] : cfg)
+    if (const std::string* bad = first_invalid(*list))
+      return where + ": unknown rule selector '" + *bad + "' in " + key;
+  for (const auto& pfi : c.per_file_ignores)
+    if (const std::string* bad = first_invalid(pfi.selectors))
+      return where + ": unknown rule selector '" + *bad + "' in per-file-ignores \"" + pfi.pattern + "\"";
+  return {};
+}
+
+struct Selection {
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+};
+
+// Command-line --select replaces the config's selection (and its extend-select); --ignore and
+// --extend-select add to the config's.
+Selection effective_selection(const Options& o, const Config& c) {
+  Selection s;
+  std::vector<std::string> extend = o.select ? std::vector<std::string>{} : c.extend_select;
+  extend.insert(extend.end(), o.extend_select.begin(), o.extend_select.end());
+  s.select = o.select ? *o.select : c.select;
+  if (!extend.empty()) {
+    if (s.select.empty())
+      for (const Rule* r : make_rule_set({}, {}).rules) s.select.emplace_back(r->info().code);
+    s.select.insert(s.select.end(), extend.begin(), extend.end());
+  }
+  s.ignore = c.ignore;
+  s.ignore.insert(s.ignore.end(), o.ignore.begin(), o.ignore.end());
+  return s;
+}
+
+// Discovery errors and notices become results of their own; the report is sorted by path and a
+// path that shows up twice (say, an error and a linted file) is reported once.
+std::vector<FileResult> merge_results(std::vector<FileResult> linted, const Discovery& discovery) {
+  for (const auto& e : discovery.errors) {
+    FileResult r;
+    r.path = e.path;
+    r.errors.push_back(e);
+    linted.push_back(std::move(r));
+  }
+  for (const auto& n : discovery.notices) {
+    FileResult r;
+    r.path = n.path;
+    r.notices.push_back(n);
+    linted.push_back(std::move(r));
+  }
+  std::stable_sort(linted.begin(), linted.end(), [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  std::vector<FileResult> out;
+  for (auto& r : linted) {
+    if (!out.empty() && out.back().path == r.path) {
+      FileResult& m = out.back();
+      m.findings.insert(m.findings.end(), r.findings.begin(), r.findings.end());
+      m.errors.insert(m.errors.end(), r.errors.begin(), r.errors.end());
+      m.notices.insert(m.notices.end(), r.notices.begin(), r.notices.end());
+      m.lines = std::max(m.lines, r.lines);
+      m.linted = m.linted || r.linted;
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int exit_code_for(const std::vector<FileResult>& results, bool exit_zero) {
+  bool io = false, findings = false;
+  for (const auto& r : results) {
+    if (!r.findings.empty()) findings = true;
+    for (const auto& e : r.errors) (e.kind == FileError::Kind::Syntax ? findings : io) = true;
+  }
+  if (io) return kError;
+  return findings && !exit_zero ? kFindings : kClean;
+}
+
+int run_lint(const Options& o) {
+  const std::string cwd = current_dir();
+  Expected<Config> loaded = load_effective_config(o, cwd);
+  if (!loaded) {
+    print(stderr, "error: " + loaded.error().message + "\n");
+    return kError;
+  }
+  Config config = std::move(*loaded);
+  if (config.root.empty()) config.root = cwd;
+  if (std::string bad = check_selectors(o, config); !bad.empty()) {
+    print(stderr, "error: " + bad + "\n");
+    return kError;
+  }
+
+  const Selection selection = effective_selection(o, config);
+  const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
+
+  Discovery discovery = discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
+
+  // One RuleSet per distinct combination of matching per-file-ignores, built before any thread
+  // starts; std::map nodes keep the addresses the jobs point at stable.
+  std::map<std::vector<size_t>, RuleSet> per_file_sets;
+  std::vector<LintJob> jobs;
+  jobs.reserve(discovery.files.size());
+  for (const auto& path : discovery.files) {
+    std::vector<size_t> matched;
+    for (size_t i = 0; i < config.per_file_ignores.size(); ++i)
+      if (matches_any_glob({config.per_file_ignores[i].pattern}, path, config.root)) matched.push_back(i);
+    const RuleSet* rules = &base;
+    if (!matched.empty()) {
+      auto it = per_file_sets.find(matched);
+      if (it == per_file_sets.end()) {
+        std::vector<std::string> ignore = selection.ignore;
+        for (size_t i : matched)
+          ignore.insert(ignore.end(), config.per_file_ignores[i].selectors.begin(),
+                        config.per_file_ignores[i].selectors.end());
+        it = per_file_sets.emplace(matched, make_rule_set(selection.select, ignore, config.severity)).first;
+      }
+      rules = &it->second;
+    }
+    jobs.push_back({path, rules});
+  }
+
+  RunnerOptions ro;
+  ro.jobs = o.jobs;
+  ro.max_file_size = o.max_file_size.value_or(config.max_file_size);
+  ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif;
+  LintRun run = lint_files(jobs, ro);
+  const std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
+
+  ReportOptions report;
+  report.color = o.format == OutputFormat::Text && want_color(o);
+  report.statistics = o.statistics;
+  report.show_source = o.show_source;
+  report.base_dir = repository_root(cwd);
+  report.sources = &run.sources;
+  const std::string text = write_report(o.format, results, report);
+
+  int code = exit_code_for(results, o.exit_zero);
+  // Only the text report on stdout shows errors and notices to the user; otherwise they would sit
+  // unseen in a file or a JSON field, so they are repeated on stderr.
+  if (o.format != OutputFormat::Text || !o.output.empty()) {
+    for (const auto& r : results) {
+      for (const auto& e : r.errors)
+        if (e.kind == FileError::Kind::Io) print(stderr, e.path + ": error: " + e.message + "\n");
+      for (const auto& n : r.notices) print(stderr, n.path + ": notice: " + n.message + "\n");
+    }
+  }
+  if (o.output.empty()) {
+    if (!write_stdout(text)) {
+      print(stderr, "error: cannot write the report to standard output\n");
+      code = kError;
+    }
+  } else {
+    std::string err;
+    if (!write_whole_file(o.output, text, err)) {
+      print(stderr, "error: cannot write the report to " + o.output + ": " + err + "\n");
+      code = kError;
+    }
+  }
+  return code;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  try {
+    ParsedCommandLine parsed = parse_command_line(argc, argv);
+    if (parsed.exit_now) {
+      print(stdout, parsed.out);
+      print(stderr, parsed.err);
+      std::fflush(stdout);
+      return parsed.exit_code;
+    }
+    const Options& o = parsed.options;
+    if (o.command != Options::Command::Lint) return run_rules_command(o);
+    return run_lint(o);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    print(stderr, std::string("error: internal error: ") + e.what() +
+                      "\nThis is a bug in perflint; please report it with the input that caused it.\n");
+    return kError;
+  } catch (...) {
+    std::fflush(stdout);
+    print(stderr, "error: internal error (unknown exception)\n");
+    return kError;
+  }
+}
+
 }  // namespace perflint

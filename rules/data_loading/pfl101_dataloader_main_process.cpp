@@ -1,9 +1,33 @@
-// PFL101 dataloader-main-process: DataLoader loads batches in the main process (num_workers=0). (Metadata only so far: the check lands next.)
+// PFL101 dataloader-main-process: a DataLoader that feeds the training loop with num_workers=0 (or
+// unset), so every batch is read and collated in the main process while the step waits.
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/data_loading/loader_util.hpp"
 
 namespace perflint {
 namespace {
+
+using namespace data_loading;
+
+// `DataLoader(TensorDataset(x, y))` (or a name bound to one): batches are slices of tensors already
+// in memory; worker processes would add pickling and IPC for nothing, so 0 workers is right there.
+bool in_memory_dataset(const Model& model, const CallInfo& call) {
+  TSNode ds = call.arg("dataset", 0);
+  if (ts_node_is_null(ds)) return false;
+  auto is_tensor_dataset = [&](TSNode fn) {
+    const std::string_view t = model.text(fn);
+    return t == "TensorDataset" || (t.size() > 14 && t.substr(t.size() - 14) == ".TensorDataset");
+  };
+  if (ts::is(ds, "call")) return is_tensor_dataset(ts::field(ds, "function"));
+  if (!ts::is(ds, "identifier")) return false;
+  for (const CallInfo& c : model.calls()) {
+    if (!is_tensor_dataset(c.function)) continue;
+    TSNode parent = ts_node_parent(c.node);
+    if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == model.text(ds)) return true;
+  }
+  return false;
+}
 
 class RulePFL101 final : public Rule {
  public:
@@ -13,7 +37,40 @@ class RulePFL101 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    const DataLoaderInfo* loader = training_loader(model, *call);
+    if (!loader) return;
+    const std::optional<LoaderArg> workers = loader_arg(model, *call, "num_workers");
+    if (!workers) return;  // unresolved **kwargs / *args: the value could be anything
+    if (workers->present) {
+      const std::optional<long long> n = workers->value.as_int();
+      if (!n || *n != 0) return;  // unknown (os.cpu_count(), a parameter) or already > 0
+    }
+    if (in_memory_dataset(model, *call)) return;
+
+    const std::string seen = workers->present ? "num_workers=0" : "num_workers is not set; the default is 0";
+    std::string fix;
+    const ArgOption* opt = workers->present ? workers->value.from_option : nullptr;
+    const std::optional<Flag> persistent = loader_flag(model, *call, "persistent_workers");
+    const bool has_persistent = persistent && persistent->value;
+    if (opt) {
+      fix = "run with `" + opt->flag + " 4` or set `default=4` for " + opt->flag + " (line " +
+            std::to_string(opt->line) + ")" + (has_persistent ? "" : ", and pass `persistent_workers=True`") +
+            " (a starting point; up to the CPU cores per GPU)";
+    } else {
+      fix = std::string("pass `num_workers=4") + (has_persistent ? "" : ", persistent_workers=True") +
+            "` (a starting point; up to the CPU cores per GPU)";
+    }
+    Finding& f = out.report(argument_span(out, *call, "num_workers", *workers),
+                            "DataLoader loads every batch in the main process (" + seen +
+                                "): the training step waits while each batch is read and collated",
+                            std::move(fix));
+    add_value_notes(model, out, *call, "num_workers", *workers, f);
+    if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+  }
 };
 
 }  // namespace

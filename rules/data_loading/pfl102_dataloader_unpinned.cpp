@@ -1,9 +1,13 @@
-// PFL102 dataloader-unpinned: DataLoader feeding a CUDA training loop without pin_memory=True. (Metadata only so far: the check lands next.)
+// PFL102 dataloader-unpinned: a DataLoader feeding a CUDA training loop without pin_memory=True, so
+// each host-to-device copy is staged through a pinned bounce buffer and cannot overlap compute.
 #include "parser/model.hpp"
 #include "rules/all.hpp"
+#include "rules/data_loading/loader_util.hpp"
 
 namespace perflint {
 namespace {
+
+using namespace data_loading;
 
 class RulePFL102 final : public Rule {
  public:
@@ -13,7 +17,25 @@ class RulePFL102 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    const DataLoaderInfo* loader = training_loader(model, *call);
+    if (!loader) return;
+    const std::optional<Flag> pin = loader_flag(model, *call, "pin_memory");
+    if (!pin || pin->value) return;  // pinned, or not knowable (unresolved **kwargs, a runtime value)
+
+    std::string fix = enable_flag_hint(pin->arg.value, "pin_memory");
+    fix = (fix.empty() ? "pass `pin_memory=True`" : fix) + " (and copy with `.to(device, non_blocking=True)`)";
+    Finding& f = out.report(argument_span(out, *call, "pin_memory", pin->arg),
+                            std::string("batches from this DataLoader are in pageable memory") +
+                                (pin->arg.present ? " (pin_memory=" + pin->arg.value.repr() + ")" : std::string()) +
+                                ": each copy to the GPU is staged through a pinned buffer and cannot overlap compute",
+                            std::move(fix));
+    add_value_notes(model, out, *call, "pin_memory", pin->arg, f);
+    if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+  }
 };
 
 }  // namespace

@@ -1,9 +1,13 @@
-// PFL103 blocking-h2d-copy: Batch copied to the GPU without non_blocking=True. (Metadata only so far: the check lands next.)
+// PFL103 blocking-h2d-copy: a batch copied to the GPU every step without non_blocking=True, so the
+// host waits for each copy to finish before it can queue the forward pass.
 #include "parser/model.hpp"
 #include "rules/all.hpp"
+#include "rules/data_loading/loader_util.hpp"
 
 namespace perflint {
 namespace {
+
+using namespace data_loading;
 
 class RulePFL103 final : public Rule {
  public:
@@ -13,7 +17,42 @@ class RulePFL103 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call || (call->method != "to" && call->method != "cuda")) return;
+    if (!model.is_batch_expression(call->receiver)) return;
+    const std::optional<Copy> copy = device_copy(model, *call);
+    if (!copy || !copy->non_blocking || *copy->non_blocking) return;
+    if (!model.step_context(node).per_step()) return;
+
+    const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
+    std::optional<Flag> pin;
+    if (loader) pin = loader_flag(model, *loader->call, "pin_memory");
+    std::string fix;
+    if (pin && !pin->value) {
+      fix = "pass `non_blocking=True` and add `pin_memory=True` to the DataLoader at line " +
+            std::to_string(line_of(out, loader->call->node)) +
+            " (non_blocking alone does nothing from pageable memory)";
+    } else if (pin) {
+      fix = "pass `non_blocking=True`";
+    } else {
+      fix = "pass `non_blocking=True` (it overlaps only when the DataLoader has `pin_memory=True`)";
+    }
+    std::string message = "batch copied to the GPU with a blocking `";
+    message.append(model.text(call->function)).append("(...)`");
+    if (copy->non_blocking_node.id) message.append(" (non_blocking=False)");
+    message.append(" every step: the host waits for the copy before it can queue the forward pass");
+    Finding& f = out.report(node, std::move(message), std::move(fix));
+    if (copy->device_is_variable)
+    {
+      std::string note = "assumes `";
+      note.append(model.text(copy->device)).append("` is a CUDA device");
+      f.notes.push_back(out.note(copy->device, std::move(note)));
+    }
+    if (pin && !pin->value)
+      f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));
+  }
 };
 
 }  // namespace

@@ -1,9 +1,13 @@
-// PFL104 non-blocking-without-pinned: non_blocking=True on batches from an unpinned DataLoader (silently synchronous). (Metadata only so far: the check lands next.)
+// PFL104 non-blocking-without-pinned: `.to(..., non_blocking=True)` on a batch from a DataLoader that
+// does not pin memory: the copy from pageable memory is synchronous anyway, so the flag misleads.
 #include "parser/model.hpp"
 #include "rules/all.hpp"
+#include "rules/data_loading/loader_util.hpp"
 
 namespace perflint {
 namespace {
+
+using namespace data_loading;
 
 class RulePFL104 final : public Rule {
  public:
@@ -13,7 +17,33 @@ class RulePFL104 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call || (call->method != "to" && call->method != "cuda")) return;
+    if (!model.is_batch_expression(call->receiver)) return;
+    const std::optional<Copy> copy = device_copy(model, *call);
+    if (!copy || !copy->non_blocking || !*copy->non_blocking) return;
+    if (!model.step_context(node).in_step) return;
+    const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
+    if (!loader) return;
+    const std::optional<Flag> pin = loader_flag(model, *loader->call, "pin_memory");
+    if (!pin || pin->value) return;  // pinned, or not knowable
+
+    const std::string line = std::to_string(line_of(out, loader->call->node));
+    std::string fix = enable_flag_hint(pin->arg.value, "pin_memory");
+    fix = fix.empty() ? "add `pin_memory=True` to the DataLoader at line " + line
+                      : fix + " to the DataLoader at line " + line;
+    Finding& f = out.report(node,
+                            "non_blocking=True has no effect here: the batch comes from the DataLoader at line " + line +
+                                ", which does not pin memory, so the copy is synchronous",
+                            std::move(fix));
+    f.notes.push_back(out.note(loader->call->node, pin->arg.present ? "pin_memory is False here"
+                                                                    : "pin_memory is not set here (default False)"));
+    if (auto n = value_origin_note(out, "pin_memory", pin->arg.value); n && pin->arg.present) f.notes.push_back(std::move(*n));
+    if (auto n = via_dict_note(model, out, *loader->call, "pin_memory")) f.notes.push_back(std::move(*n));
+    if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+  }
 };
 
 }  // namespace

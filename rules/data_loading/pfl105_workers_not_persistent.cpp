@@ -1,9 +1,13 @@
-// PFL105 workers-not-persistent: DataLoader workers restarted every epoch (no persistent_workers=True). (Metadata only so far: the check lands next.)
+// PFL105 workers-not-persistent: a DataLoader with worker processes that is iterated once per epoch
+// without persistent_workers=True, so the workers are torn down and re-forked every epoch.
 #include "parser/model.hpp"
 #include "rules/all.hpp"
+#include "rules/data_loading/loader_util.hpp"
 
 namespace perflint {
 namespace {
+
+using namespace data_loading;
 
 class RulePFL105 final : public Rule {
  public:
@@ -13,7 +17,31 @@ class RulePFL105 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    const DataLoaderInfo* loader = training_loader(model, *call);
+    if (!loader || !loader->repeated) return;
+    const std::optional<LoaderArg> workers = loader_arg(model, *call, "num_workers");
+    if (!workers || !workers->present) return;
+    const std::optional<long long> n = workers->value.as_int();
+    if (!n || *n <= 0) return;
+    const std::optional<Flag> persistent = loader_flag(model, *call, "persistent_workers");
+    if (!persistent || persistent->value) return;
+
+    Finding& f = out.report(argument_span(out, *call, "persistent_workers", persistent->arg),
+                            "DataLoader with num_workers=" + std::to_string(*n) +
+                                " restarts its worker processes at the start of every epoch",
+                            "pass `persistent_workers=True`");
+    add_value_notes(model, out, *call, "num_workers", *workers, f);
+    add_value_notes(model, out, *call, "persistent_workers", persistent->arg, f);
+    const std::string why = repetition_text(model, out, loader->step_loop);
+    std::string assumes = "assumes the loader is iterated once per epoch" + (why.empty() ? std::string() : " (" + why + ")");
+    if (ts_node_is_null(loader->step_loop)) f.notes.push_back(Note{std::move(assumes), std::nullopt});
+    else f.notes.push_back(out.note(loader->step_loop, std::move(assumes)));
+    if (auto note = assumed_note(out, *loader)) f.notes.push_back(std::move(*note));
+  }
 };
 
 }  // namespace

@@ -1,0 +1,178 @@
+// File discovery with POSIX calls rather than std::filesystem: we need (st_dev, st_ino) to detect
+// symlink loops, d_type to avoid a stat per file on large trees, and errno for precise messages.
+#include "cli/discover.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <utility>
+
+#include "cli/config.hpp"
+
+namespace perflint {
+
+namespace {
+
+namespace fs = std::filesystem;
+using DirId = std::pair<dev_t, ino_t>;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  // "." is how the default path is spelled: its files print as "train.py", not "./train.py".
+  if (dir == ".") return name;
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+class Walker {
+ public:
+  Walker(const DiscoverOptions& options, Discovery& out) : options_(options), out_(out) {}
+
+  void add_explicit(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      const int err = errno;
+      struct stat lst {};
+      if (err == ENOENT && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+        error(path, "broken symbolic link (its target does not exist)");
+      else if (err == ELOOP)
+        error(path, "too many levels of symbolic links; skipped");
+      else
+        error(path, std::strerror(err));
+      return;
+    }
+    // Explicit paths honour exclude too, so that pre-commit (which passes every file) agrees with
+    // a plain `perflint .` run. The root itself is never excluded.
+    if (excluded(path)) return;
+    if (S_ISDIR(st.st_mode)) {
+      walk(path, {st.st_dev, st.st_ino});
+    } else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      // Named explicitly: linted whatever its extension (scripts without .py exist).
+      add_file(path);
+    } else {
+      error(path, "not a regular file or directory; skipped");
+    }
+  }
+
+ private:
+  void error(const std::string& path, std::string message) {
+    out_.errors.push_back({FileError::Kind::Io, path, std::move(message), std::nullopt});
+  }
+
+  bool excluded(const std::string& path) const {
+    return !options_.exclude.empty() && matches_any_glob(options_.exclude, path, options_.root);
+  }
+
+  void add_file(const std::string& path) {
+    if (seen_files_.insert(path).second) out_.files.push_back(path);
+  }
+
+  // Recursion depth is the directory depth on disk (bounded by PATH_MAX), never the input's.
+  void walk(const std::string& dir, DirId id) {
+    if (!visited_.insert(id).second) return;  // reached twice through different links: once is enough
+    ancestors_.emplace_back(id, dir);
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      error(dir, std::string("cannot read directory: ") + std::strerror(errno));
+      ancestors_.pop_back();
+      return;
+    }
+    std::vector<std::pair<std::string, unsigned char>> entries;
+    while (const dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      entries.emplace_back(std::move(name), e->d_type);
+    }
+    ::closedir(d);
+    // Sorted so that errors and notices come out in a stable order.
+    std::sort(entries.begin(), entries.end());
+
+    for (const auto& [name, type] : entries) {
+      const std::string path = join(dir, name);
+      bool is_dir = type == DT_DIR;
+      bool is_file = type == DT_REG;
+      struct stat st {};
+      if (type == DT_LNK || type == DT_UNKNOWN || is_dir) {
+        // A regular file needs no stat; links must be resolved and directories need their identity.
+        if (::stat(path.c_str(), &st) != 0) {
+          if (type == DT_LNK && ends_with(name, ".py"))
+            out_.notices.push_back({path, "skipped: broken symbolic link"});
+          continue;
+        }
+        is_dir = S_ISDIR(st.st_mode);
+        is_file = S_ISREG(st.st_mode);
+      }
+      if (is_dir) {
+        if (is_skipped_directory_name(name) || excluded(path)) continue;
+        const DirId child{st.st_dev, st.st_ino};
+        auto loop = std::find_if(ancestors_.begin(), ancestors_.end(),
+                                 [&](const auto& a) { return a.first == child; });
+        if (loop != ancestors_.end()) {
+          error(path, "directory symlink loop (points back to " + loop->second + "); skipped");
+          continue;
+        }
+        walk(path, child);
+      } else if (is_file && ends_with(name, ".py") && !excluded(path)) {
+        add_file(path);
+      }
+    }
+    ancestors_.pop_back();
+  }
+
+  const DiscoverOptions& options_;
+  Discovery& out_;
+  std::set<DirId> visited_;
+  std::vector<std::pair<DirId, std::string>> ancestors_;
+  std::set<std::string> seen_files_;
+};
+
+}  // namespace
+
+bool is_skipped_directory_name(std::string_view name) {
+  return (!name.empty() && name[0] == '.') || name == "venv" || name == "node_modules" || name == "__pycache__";
+}
+
+std::string path_relative_to_root(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  fs::path abs = fs::path(path).is_absolute() ? fs::path(path) : cwd / path;
+  abs = abs.lexically_normal();
+  const fs::path base = root.empty() ? cwd : fs::path(root).lexically_normal();
+  const fs::path rel = abs.lexically_relative(base);
+  const std::string s = rel.generic_string();
+  if (s.empty() || s == "." || s.rfind("..", 0) == 0) return {};
+  return s;
+}
+
+bool matches_any_glob(const std::vector<std::string>& globs, const std::string& path, const std::string& root) {
+  const std::string rel = path_relative_to_root(path, root);
+  std::string base = fs::path(path).lexically_normal().filename().generic_string();
+  if (base.empty()) base = fs::path(path).lexically_normal().parent_path().filename().generic_string();
+  for (const auto& g : globs) {
+    if (!rel.empty() && glob_match(g, rel)) return true;
+    if (!base.empty() && base != "." && base != ".." && glob_match(g, base)) return true;
+  }
+  return false;
+}
+
+Discovery discover_files(const std::vector<std::string>& paths, const DiscoverOptions& options) {
+  Discovery out;
+  Walker walker(options, out);
+  if (paths.empty()) {
+    walker.add_explicit(".");
+  } else {
+    for (const auto& p : paths) walker.add_explicit(p);
+  }
+  return out;
+}
+
+}  // namespace perflint

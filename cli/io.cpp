@@ -1,0 +1,80 @@
+// POSIX reads so that the size is known from fstat before reading and errors keep their errno.
+#include "cli/io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace perflint {
+
+namespace {
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+}  // namespace
+
+FileRead read_whole_file(const std::string& path, uint64_t max_size) {
+  FileRead r;
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) {
+    r.status = FileRead::Status::Error;
+    r.error = std::strerror(errno);
+    return r;
+  }
+  struct stat st {};
+  if (::fstat(f.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    r.size = static_cast<uint64_t>(st.st_size);
+    if (r.size > max_size) {
+      r.status = FileRead::Status::TooLarge;
+      return r;
+    }
+    r.bytes.reserve(r.size);
+  }
+  // Read to EOF rather than trusting st_size: files grow, and pipes have no size at all.
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.status = FileRead::Status::Error;
+      r.error = std::strerror(errno);
+      r.bytes.clear();
+      return r;
+    }
+    r.bytes.append(buf, static_cast<size_t>(n));
+    if (r.bytes.size() > max_size) {
+      r.status = FileRead::Status::TooLarge;
+      r.size = r.bytes.size();
+      r.bytes.clear();
+      r.bytes.shrink_to_fit();
+      return r;
+    }
+  }
+  r.size = r.bytes.size();
+  return r;
+}
+
+bool write_whole_file(const std::string& path, const std::string& content, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    error = std::strerror(errno);
+    return false;
+  }
+  const size_t written = std::fwrite(content.data(), 1, content.size(), f);
+  const int write_errno = errno;
+  if (std::fclose(f) != 0 || written != content.size()) {
+    error = std::strerror(written != content.size() ? write_errno : errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace perflint

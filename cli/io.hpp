@@ -1,0 +1,22 @@
+// Whole-file reads and writes for the CLI (the core works on buffers; I/O lives at the edges).
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace perflint {
+
+struct FileRead {
+  enum class Status { Ok, TooLarge, Error };
+  Status status = Status::Ok;
+  std::string bytes;   // the whole file, binary mode (Ok only)
+  uint64_t size = 0;   // bytes on disk (TooLarge: at least this many)
+  std::string error;   // strerror text (Error only)
+};
+
+// Reads `path` in binary mode, refusing (without reading it all) a file over `max_size` bytes.
+FileRead read_whole_file(const std::string& path, uint64_t max_size);
+
+// Writes `content` to `path` (truncating); false with `error` set on failure.
+bool write_whole_file(const std::string& path, const std::string& content, std::string& error);
+
+}  // namespace perflint

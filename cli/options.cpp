@@ -1,0 +1,211 @@
+// Command-line parsing with CLI11, and the byte-size syntax shared by --max-file-size.
+// Everything CLI11 throws is caught here and turned into a ParsedCommandLine.
+#include "cli/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace perflint {
+
+namespace {
+
+constexpr const char* kDescription =
+    "perflint finds performance anti-patterns in PyTorch training scripts: single-process data\n"
+    "loading, host syncs in the training step, debug modes left on, TF32 off, and more. It parses\n"
+    "the code (it never imports or runs it) and explains each finding with the fix.\n";
+
+constexpr const char* kFooter = R"(Examples:
+  perflint train.py                       lint one script
+  perflint                                lint every *.py under the current directory
+  perflint src/ --select PFL1 --output-format sarif -o perflint.sarif
+                                          data-loading rules only, SARIF for code scanning
+  perflint rules                          list every rule
+  perflint rule PFL101                    explain a rule (code or name)
+
+Exit codes:
+  0  no findings
+  1  findings (or syntax errors); --exit-zero turns this into 0
+  2  usage, configuration or I/O error (missing/unreadable file, binary file, symlink loop)
+
+Suppressing a finding:
+  loss.item()  # perflint: ignore[PFL201]      this line (codes or names, comma-separated)
+  loss.item()  # noqa: PFL201                  the same, ruff/flake8 style
+  # perflint: ignore-file[PFL401]               the whole file
+
+Configuration:
+  Read from [tool.perflint] in the nearest pyproject.toml, or perflint.toml / .perflint.toml,
+  found from the current directory upwards (keys: select, extend-select, ignore,
+  per-file-ignores, exclude, severity, max-file-size). --config FILE uses that file;
+  --isolated ignores every config file. Command-line --select replaces the config's select;
+  --ignore and --extend-select add to it.
+
+Directories are searched for *.py files, skipping hidden directories, venv, .venv, node_modules
+and __pycache__. The config's exclude globs apply to files named on the command line too, so that
+a pre-commit run agrees with `perflint .`. A file named like a subcommand: write ./rules.)";
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// Comma-separated lists may come with spaces ("PFL101, PFL201") and repeated flags; empty items
+// from a trailing comma are dropped rather than reported as an unknown selector "".
+std::vector<std::string> clean_list(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  for (const auto& item : raw)
+    if (auto t = trim(item); !t.empty()) out.push_back(std::move(t));
+  return out;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_byte_size(std::string_view text) {
+  std::string s = trim(std::string(text));
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  const std::string number = s.substr(0, i);
+  if (number.empty() || number == "." || std::count(number.begin(), number.end(), '.') > 1) return std::nullopt;
+  std::string unit = trim(s.substr(i));
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  else if (unit == "k" || unit == "kib") scale = 1024.0;
+  else if (unit == "m" || unit == "mib") scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gib") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "kb") scale = 1e3;
+  else if (unit == "mb") scale = 1e6;
+  else if (unit == "gb") scale = 1e9;
+  else return std::nullopt;
+  const double value = std::strtod(number.c_str(), nullptr) * scale;
+  if (!std::isfinite(value) || value > 1.8e19) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(value));
+}
+
+std::string format_byte_size(uint64_t bytes) {
+  static constexpr const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  double v = static_cast<double>(bytes);
+  int u = -1;
+  while (v >= 1024 && u < 3) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  // Exact multiples print without ".0" so that the default limit reads "10 MiB".
+  if (v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  ParsedCommandLine parsed;
+  Options& o = parsed.options;
+
+  CLI::App app{kDescription, "perflint"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("perflint ") + PERFLINT_VERSION);
+  app.get_formatter()->column_width(32);
+
+  std::vector<std::string> select, extend_select, ignore;
+  std::string format = "text", color = "auto", max_size;
+  bool no_color = false;
+
+  app.add_option("paths", o.paths, "Files and directories to lint (default: the current directory)")
+      ->type_name("PATH");
+  app.add_option("--select", select, "Rules to enable: codes, names, prefixes (PFL1) or ALL, comma-separated")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("CODES");
+  app.add_option("--extend-select", extend_select, "Rules to enable on top of the selection")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("CODES");
+  app.add_option("--ignore", ignore, "Rules to disable")->delimiter(',')->allow_extra_args(false)->type_name("CODES");
+  app.add_option("--output-format", format, "text (default), json, sarif or github")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}, CLI::ignore_case))
+      ->type_name("FORMAT");
+  app.add_option("-o,--output", o.output, "Write the report to FILE instead of stdout")->type_name("FILE");
+  app.add_flag("--exit-zero", o.exit_zero, "Exit with 0 even when there are findings");
+  app.add_flag("--statistics", o.statistics, "Print how many findings each rule has, not the findings");
+  bool no_show_source = false;
+  app.add_flag("--no-show-source", no_show_source, "Text: no source line and caret under each finding");
+  app.add_flag("--no-color", no_color, "No ANSI colours (also when NO_COLOR is set)");
+  app.add_option("--color", color, "auto (default: only on a terminal), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
+      ->type_name("WHEN");
+  app.add_option("-j,--jobs", o.jobs, "Files linted in parallel (default and 0: every core)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("N");
+  app.add_option("--config", o.config, "Use this config file instead of discovering one")->type_name("FILE");
+  app.add_flag("--isolated", o.isolated, "Ignore every config file");
+  app.add_option("--max-file-size", max_size, "Skip larger files with a notice (default 10MiB)")
+      ->type_name("SIZE");
+
+  CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
+  rules_cmd->fallthrough();
+  CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
+  rule_cmd->fallthrough();
+  rule_cmd->add_option("rule", o.rule, "Rule code (PFL101) or name (dataloader-main-process)")
+      ->required()
+      ->type_name("CODE|NAME");
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    if (e.get_exit_code() == 0) {
+      app.exit(e, out, err);
+      parsed.out = out.str();
+      parsed.exit_now = true;
+      parsed.exit_code = 0;
+    } else {
+      parsed.err = std::string("error: ") + e.what() + "\nRun 'perflint --help' for usage.\n";
+      parsed.exit_now = true;
+      parsed.exit_code = 2;
+    }
+    return parsed;
+  }
+
+  if (rules_cmd->parsed()) o.command = Options::Command::Rules;
+  if (rule_cmd->parsed()) o.command = Options::Command::Rule;
+  if (o.command != Options::Command::Lint && !o.paths.empty()) {
+    // `perflint src rules` is more likely a file named "rules" than a request for the rule list.
+    const char* name = o.command == Options::Command::Rules ? "rules" : "rule";
+    parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
+                 "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (app.count("--select") > 0) o.select = clean_list(select);
+  o.extend_select = clean_list(extend_select);
+  o.ignore = clean_list(ignore);
+  for (std::string* v : {&format, &color})
+    std::transform(v->begin(), v->end(), v->begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  o.format = format == "json"    ? OutputFormat::Json
+             : format == "sarif" ? OutputFormat::Sarif
+             : format == "github" ? OutputFormat::Github
+                                  : OutputFormat::Text;
+  o.color = color == "always" ? ColorChoice::Always : color == "never" ? ColorChoice::Never : ColorChoice::Auto;
+  if (no_color) o.color = ColorChoice::Never;
+  o.show_source = !no_show_source;
+  if (!max_size.empty()) {
+    o.max_file_size = parse_byte_size(max_size);
+    if (!o.max_file_size) {
+      parsed.err = "error: invalid size '" + max_size +
+                   "' for --max-file-size (examples: 1048576, 512KiB, 10MiB)\nRun 'perflint --help' for usage.\n";
+      parsed.exit_now = true;
+      parsed.exit_code = 2;
+    }
+  }
+  return parsed;
+}
+
+}  // namespace perflint

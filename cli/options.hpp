@@ -1,0 +1,56 @@
+// The command line as a plain struct. CLI11 is confined to options.cpp (STYLE.md: it never leaks
+// past cli/), so the rest of the program and the tests see only Options.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/report.hpp"
+
+namespace perflint {
+
+enum class ColorChoice { Auto, Always, Never };
+
+struct Options {
+  enum class Command { Lint, Rules, Rule };
+  Command command = Command::Lint;
+  std::string rule;                 // `perflint rule CODE|NAME`
+  std::vector<std::string> paths;   // empty: the current directory
+
+  // Unset: the config's select applies. Set (even to nothing): it replaces the config's.
+  std::optional<std::vector<std::string>> select;
+  std::vector<std::string> extend_select;
+  std::vector<std::string> ignore;
+
+  OutputFormat format = OutputFormat::Text;
+  std::string output;               // -o FILE; empty: stdout
+  bool exit_zero = false;
+  bool statistics = false;
+  bool show_source = true;
+  ColorChoice color = ColorChoice::Auto;
+  unsigned jobs = 0;                // 0: every hardware thread
+  std::string config;               // --config FILE; empty: discover
+  bool isolated = false;
+  std::optional<uint64_t> max_file_size;  // bytes; unset: the config's (default 10 MiB)
+};
+
+// What parsing the command line decided: run with `options`, or stop now (help, version, usage
+// error) printing `out` to stdout and `err` to stderr and exiting with `exit_code`.
+struct ParsedCommandLine {
+  Options options;
+  bool exit_now = false;
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+// "10485760", "512KiB", "10MiB", "1.5 GiB", "10MB" (SI), "64k" -> bytes; nullopt if malformed.
+std::optional<uint64_t> parse_byte_size(std::string_view text);
+// Bytes for humans, as the size notice prints them: "12.3 MiB", "10 MiB", "900 bytes".
+std::string format_byte_size(uint64_t bytes);
+
+}  // namespace perflint

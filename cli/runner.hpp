@@ -1,0 +1,37 @@
+// Parallel linting: a pool of threads, each with its own tree-sitter parser, pulls files from a
+// shared counter. Results come back in job order, so output never depends on --jobs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rules/engine.hpp"
+#include "rules/finding.hpp"
+
+namespace perflint {
+
+struct LintJob {
+  std::string path;
+  const RuleSet* rules = nullptr;  // must outlive lint_files
+};
+
+struct RunnerOptions {
+  unsigned jobs = 0;                          // 0: every hardware thread
+  uint64_t max_file_size = 10ull * 1024 * 1024;
+  // Keep the bytes of files that have something to show (findings, located errors) for snippets;
+  // the others are dropped as soon as they are linted to keep memory flat on big trees.
+  bool keep_sources = true;
+};
+
+struct LintRun {
+  std::vector<FileResult> results;  // one per job, in job order
+  std::map<std::string, std::string, std::less<>> sources;
+};
+
+LintRun lint_files(const std::vector<LintJob>& jobs, const RunnerOptions& options);
+
+// The number of threads `jobs` asks for, given `files` to lint (never more threads than files).
+unsigned effective_jobs(unsigned jobs, size_t files);
+
+}  // namespace perflint

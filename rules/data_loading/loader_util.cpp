@@ -1,0 +1,218 @@
+// Shared judgements of the data-loading rules (see loader_util.hpp).
+#include "rules/data_loading/loader_util.hpp"
+
+#include <array>
+
+#include "parser/ts.hpp"
+
+namespace perflint::data_loading {
+namespace {
+
+bool null(TSNode n) { return ts_node_is_null(n); }
+
+std::string_view last_component(std::string_view dotted) {
+  const auto dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+// `torch.float16`, `torch.bfloat16`, `x.dtype`, a name such as `dtype` or `amp_dtype`: an argument
+// that makes `.to()` a cast, not a device copy.
+bool is_dtype_expression(const Model& model, TSNode n) {
+  static constexpr std::array<std::string_view, 22> dtypes = {
+      "float16", "half",  "bfloat16", "float32", "float",  "float64", "double",    "int64",
+      "long",    "int32", "int",      "int16",   "short",  "int8",    "uint8",     "bool",
+      "complex64", "complex128", "cfloat", "float8_e4m3fn", "float8_e5m2", "dtype"};
+  if (ts::is(n, "attribute")) {
+    const std::string_view attr = model.text(ts::field(n, "attribute"));
+    if (attr == "dtype") return true;
+    const std::string q = model.qualname(n);
+    if (q.rfind("torch.", 0) == 0 && q.find('.', 6) == std::string::npos) {
+      for (auto d : dtypes)
+        if (attr == d) return true;
+    }
+    return false;
+  }
+  if (ts::is(n, "identifier")) {
+    const std::string_view name = model.text(n);
+    if (name.find("dtype") != std::string_view::npos) return true;
+    // `from torch import float16`
+    const std::string q = model.qualname(n);
+    for (auto d : dtypes)
+      if (q == "torch." + std::string(d)) return true;
+  }
+  return false;
+}
+
+// A loop statement whose body (not its iterable) contains `node`, searching outward and stopping
+// at the enclosing function.
+TSNode enclosing_loop(TSNode node) {
+  TSNode child = node;
+  for (TSNode p = ts_node_parent(node); !null(p); child = p, p = ts_node_parent(p)) {
+    if (ts::is(p, "function_definition") || ts::is(p, "lambda")) return TSNode{};
+    if ((ts::is(p, "for_statement") || ts::is(p, "while_statement")) && ts::same(ts::field(p, "body"), child))
+      return p;
+  }
+  return TSNode{};
+}
+
+}  // namespace
+
+uint32_t line_of(const Emitter& out, TSNode node) { return out.source().position(ts_node_start_byte(node)).line; }
+
+const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call) {
+  if (!is_dataloader_call(call)) return nullptr;
+  const DataLoaderInfo* d = model.dataloader(call.node);
+  if (!d || !(d->feeds_step || d->assumed_step)) return nullptr;
+  return d;
+}
+
+std::optional<Note> assumed_note(const Emitter& out, const DataLoaderInfo& loader) {
+  if (!loader.assumed_step || null(loader.step_loop)) return std::nullopt;
+  return out.note(loader.step_loop, "assumed to feed the training loop at line " +
+                                        std::to_string(line_of(out, loader.step_loop)) +
+                                        ": it is not iterated anywhere in this file");
+}
+
+std::optional<Flag> loader_flag(const Model& model, const CallInfo& call, std::string_view name) {
+  std::optional<LoaderArg> arg = loader_arg(model, call, name);
+  if (!arg) return std::nullopt;
+  Flag f;
+  f.arg = *arg;
+  if (!arg->present) return f;  // DataLoader's default is False for both flags we ask about
+  const std::optional<bool> t = arg->value.truthy();
+  if (!t) return std::nullopt;
+  f.value = *t;
+  return f;
+}
+
+Span argument_span(const Emitter& out, const CallInfo& call, std::string_view name, const LoaderArg& arg) {
+  if (!arg.present) return out.span(call.function);
+  const Argument* kw = call.keyword(name);
+  if (kw && !null(kw->via_dict)) return out.span(call.function);
+  // Report on `num_workers=0` as written, not only on the `0`.
+  TSNode parent = ts_node_parent(arg.node);
+  if (ts::is(parent, "keyword_argument")) return out.span(parent);
+  return out.span(arg.node);
+}
+
+std::optional<Note> value_origin_note(const Emitter& out, std::string_view name, const Value& value) {
+  const ArgOption* opt = value.from_option;
+  if (!opt) return std::nullopt;
+  // A flag without default= whose action is store_true/store_false: the value is the action's
+  // implied default, which origin_note() would print as None.
+  if (ts_node_is_null(opt->default_value) && value.kind == Value::Kind::Bool) {
+    std::string text(name);
+    text.append(" comes from ").append(opt->flag).append(value.b ? " (store_false: True" : " (store_true: False");
+    text.append(" unless the flag is given), line ").append(std::to_string(opt->line));
+    return out.note(opt->call, std::move(text));
+  }
+  return origin_note(out, name, value);
+}
+
+void add_value_notes(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name,
+                     const LoaderArg& arg, Finding& f) {
+  if (!arg.present) return;
+  if (auto n = value_origin_note(out, name, arg.value)) f.notes.push_back(std::move(*n));
+  if (auto n = via_dict_note(model, out, call, name)) f.notes.push_back(std::move(*n));
+}
+
+std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop) {
+  if (null(step_loop)) return {};
+  const std::string inner = "the loop at line " + std::to_string(line_of(out, step_loop));
+  if (TSNode outer = enclosing_loop(step_loop); !null(outer))
+    return inner + " is inside the loop at line " + std::to_string(line_of(out, outer));
+  TSNode fn = model.enclosing(step_loop, "function_definition");
+  if (null(fn)) return {};
+  const std::string_view name = model.text(ts::field(fn, "name"));
+  for (const CallInfo& c : model.calls()) {
+    const bool direct = ts::is(c.function, "identifier") && model.text(c.function) == name;
+    const bool method = c.method == name && ts::is(c.receiver, "identifier") && model.text(c.receiver) == "self";
+    if (!direct && !method) continue;
+    if (TSNode outer = enclosing_loop(c.node); !null(outer))
+      return inner + " is in `" + std::string(name) + "()`, called from the loop at line " +
+             std::to_string(line_of(out, outer));
+  }
+  return {};
+}
+
+std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
+  if (call.method != "to" && call.method != "cuda") return std::nullopt;
+  Copy c;
+  c.call = &call;
+  if (call.star_args) return std::nullopt;
+  if (call.method == "cuda") {
+    c.device = call.arg("device", 0);
+    TSNode nb = call.arg("non_blocking", 1);
+    if (!null(nb)) {
+      c.non_blocking_node = nb;
+      c.non_blocking = model.evaluate(nb).truthy();
+    } else if (call.unresolved_kwargs) {
+      c.non_blocking = std::nullopt;
+    } else {
+      c.non_blocking = false;
+    }
+    return c;
+  }
+  // `.to(...)`: find the device among the arguments; anything else is a cast.
+  if (call.keyword("memory_format") && !call.keyword("device") && call.positional.empty()) return std::nullopt;
+  TSNode device = call.arg("device");
+  if (null(device) && !call.positional.empty() && !is_dtype_expression(model, call.positional.front()))
+    device = call.positional.front();
+  if (null(device)) return std::nullopt;
+  const Value v = model.evaluate(device);
+  TSNode device_call = device;
+  if (ts::is(device, "identifier")) {
+    // `device = torch.device("cuda:0")` earlier in the file: read the string inside.
+    int found = 0;
+    for (const CallInfo& other : model.calls()) {
+      if (last_component(other.qualname) != "device" || other.qualname.rfind("torch.", 0) != 0) continue;
+      TSNode parent = ts_node_parent(other.node);
+      if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == model.text(device)) {
+        device_call = other.node;
+        ++found;
+      }
+    }
+    if (found != 1) device_call = device;
+  }
+  if (v.kind == Value::Kind::String) {
+    // Only CUDA copies matter here: "cpu", "mps", "meta" are not host-to-GPU copies.
+    if (v.s.rfind("cuda", 0) != 0) return std::nullopt;
+  } else if (v.kind == Value::Kind::Int) {
+    // A device index: `.to(0)` is cuda:0.
+  } else if (v.known()) {
+    return std::nullopt;  // None, a bool, a float: not a device
+  } else if (ts::is(device_call, "call") && last_component(model.qualname(ts::field(device_call, "function"))) == "device") {
+    // torch.device("cuda:0") / torch.device("cpu")
+    TSNode args = ts::field(device_call, "arguments");
+    const Value inner = ts_node_named_child_count(args) > 0 ? model.evaluate(ts_node_named_child(args, 0)) : Value{};
+    if (inner.kind == Value::Kind::String && inner.s.rfind("cuda", 0) != 0) return std::nullopt;
+    c.device_is_variable = inner.kind != Value::Kind::String;
+  } else {
+    c.device_is_variable = true;
+  }
+  c.device = device;
+  TSNode nb = call.arg("non_blocking", 2);
+  if (!null(nb)) {
+    c.non_blocking_node = nb;
+    c.non_blocking = model.evaluate(nb).truthy();
+  } else if (call.unresolved_kwargs) {
+    c.non_blocking = std::nullopt;
+  } else {
+    c.non_blocking = false;
+  }
+  return c;
+}
+
+}  // namespace perflint::data_loading
+
+namespace perflint::data_loading {
+
+std::string enable_flag_hint(const Value& value, std::string_view param) {
+  const ArgOption* opt = value.from_option;
+  if (!opt) return {};
+  if (ts_node_is_null(opt->default_value)) return "run with `" + opt->flag + "` or pass `" + std::string(param) + "=True`";
+  return "set `default=True` for " + opt->flag + " (line " + std::to_string(opt->line) + ") or pass `" +
+         std::string(param) + "=True`";
+}
+
+}  // namespace perflint::data_loading

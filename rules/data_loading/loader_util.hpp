@@ -1,0 +1,66 @@
+// Judgements the five data-loading rules (PFL101-PFL105) share: which DataLoader feeds training,
+// whether it pins memory, what a `.to()`/`.cuda()` copy of a batch looks like, and the notes that
+// say what the rule assumed.
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "parser/model.hpp"
+#include "rules/common.hpp"
+#include "rules/rule.hpp"
+
+namespace perflint::data_loading {
+
+// 1-based line of a node.
+uint32_t line_of(const Emitter& out, TSNode node);
+
+// The DataLoader built by this call when it feeds (or is assumed to feed) the training loop; null
+// otherwise (not a DataLoader, an eval-only loader, a loader not linked to any step loop).
+const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call);
+
+// "assumed to feed the training loop at line N: ..." when the model only assumed the link.
+std::optional<Note> assumed_note(const Emitter& out, const DataLoaderInfo& loader);
+
+// A boolean DataLoader flag (pin_memory, persistent_workers): true / false, or nullopt when the
+// argument is present but not statically known, or hidden behind an unresolved **kwargs.
+struct Flag {
+  bool value = false;
+  LoaderArg arg;  // arg.present is false when the library default (False) applies
+};
+std::optional<Flag> loader_flag(const Model& model, const CallInfo& call, std::string_view name);
+
+// Where to report about argument `name` of `call`: the argument itself when it is written in the
+// call, else the called name (absent, or it came through a **dict written elsewhere).
+Span argument_span(const Emitter& out, const CallInfo& call, std::string_view name, const LoaderArg& arg);
+
+// "num_workers comes from --workers, default 0, line 12", also right for store_true flags.
+std::optional<Note> value_origin_note(const Emitter& out, std::string_view name, const Value& value);
+
+// For a flag that is off because of an argparse default: "run with `--pin-mem` or pass
+// `pin_memory=True`"; empty when the value does not come from argparse.
+std::string enable_flag_hint(const Value& value, std::string_view param);
+
+// The origin and **dict notes of an argument, appended to `f`.
+void add_value_notes(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name,
+                     const LoaderArg& arg, Finding& f);
+
+// The loop around a step loop that re-iterates its loader (an epoch loop), as the note PFL105
+// prints: "the loop at line N is inside the loop at line M"; empty when none is found.
+std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop);
+
+// A host-to-device copy of a batch in the step: `x.to(device, ...)`, `x.cuda(...)`.
+struct Copy {
+  const CallInfo* call = nullptr;
+  TSNode device{};                    // the device argument, when there is one
+  std::optional<bool> non_blocking;   // false when absent; nullopt when present but unknown
+  TSNode non_blocking_node{};         // the non_blocking argument, when present
+  bool device_is_variable = false;    // the device is a name/expression the model cannot read
+};
+// Returns the copy when `call` is a `.to()`/`.cuda()` that moves its receiver to a (possibly)
+// CUDA device; nullopt for dtype-only casts, `.to("cpu")`, `memory_format=` and other devices.
+std::optional<Copy> device_copy(const Model& model, const CallInfo& call);
+
+}  // namespace perflint::data_loading
