@@ -28,10 +28,16 @@ std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, st
 }
 
 std::string origin_note_text(std::string_view param, const Value& value) {
-  if (!value.from_option) return {};
-  return std::string(param) + " comes from " + value.from_option->flag + ", default " +
-         (ts_node_is_null(value.from_option->default_value) ? std::string("None") : value.repr()) + ", line " +
-         std::to_string(value.from_option->line);
+  const ArgOption* opt = value.from_option;
+  if (!opt) return {};
+  std::string text(param);
+  text.append(" comes from ").append(opt->flag);
+  // A flag without default= whose action is store_true/store_false has the action's implied default.
+  if (ts_node_is_null(opt->default_value) && value.kind == Value::Kind::Bool)
+    text.append(value.b ? " (store_false: True" : " (store_true: False").append(" unless the flag is given)");
+  else
+    text.append(", default ").append(value.repr());
+  return text.append(", line ").append(std::to_string(opt->line));
 }
 
 std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value) {

@@ -125,7 +125,7 @@ TEST(Registry, CodesUniqueNamesKebabDocsAndFixtures) {
     EXPECT_TRUE(names.insert(i.name).second) << "duplicate name " << i.name;
     EXPECT_EQ(i.code.size(), 6u);
     EXPECT_EQ(i.code.substr(0, 3), "PFL");
-    for (char c : i.name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || c == '-') << i.name;
+    for (char c : i.name) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-') << i.name;
     EXPECT_FALSE(i.summary.empty()) << i.code;
     EXPECT_FALSE(r->kinds().empty()) << i.code;
     const fs::path dir = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "rules" / std::string(i.code);

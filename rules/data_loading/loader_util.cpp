@@ -95,24 +95,10 @@ Span argument_span(const Emitter& out, const CallInfo& call, std::string_view na
   return out.span(arg.node);
 }
 
-std::optional<Note> value_origin_note(const Emitter& out, std::string_view name, const Value& value) {
-  const ArgOption* opt = value.from_option;
-  if (!opt) return std::nullopt;
-  // A flag without default= whose action is store_true/store_false: the value is the action's
-  // implied default, which origin_note() would print as None.
-  if (ts_node_is_null(opt->default_value) && value.kind == Value::Kind::Bool) {
-    std::string text(name);
-    text.append(" comes from ").append(opt->flag).append(value.b ? " (store_false: True" : " (store_true: False");
-    text.append(" unless the flag is given), line ").append(std::to_string(opt->line));
-    return out.note(opt->call, std::move(text));
-  }
-  return origin_note(out, name, value);
-}
-
 void add_value_notes(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name,
                      const LoaderArg& arg, Finding& f) {
   if (!arg.present) return;
-  if (auto n = value_origin_note(out, name, arg.value)) f.notes.push_back(std::move(*n));
+  if (auto n = origin_note(out, name, arg.value)) f.notes.push_back(std::move(*n));
   if (auto n = via_dict_note(model, out, call, name)) f.notes.push_back(std::move(*n));
 }
 

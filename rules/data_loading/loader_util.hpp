@@ -36,8 +36,6 @@ std::optional<Flag> loader_flag(const Model& model, const CallInfo& call, std::s
 // call, else the called name (absent, or it came through a **dict written elsewhere).
 Span argument_span(const Emitter& out, const CallInfo& call, std::string_view name, const LoaderArg& arg);
 
-// "num_workers comes from --workers, default 0, line 12", also right for store_true flags.
-std::optional<Note> value_origin_note(const Emitter& out, std::string_view name, const Value& value);
 
 // For a flag that is off because of an argparse default: "run with `--pin-mem` or pass
 // `pin_memory=True`"; empty when the value does not come from argparse.

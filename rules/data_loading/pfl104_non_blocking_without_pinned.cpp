@@ -40,7 +40,7 @@ class RulePFL104 final : public Rule {
                             std::move(fix));
     f.notes.push_back(out.note(loader->call->node, pin->arg.present ? "pin_memory is False here"
                                                                     : "pin_memory is not set here (default False)"));
-    if (auto n = value_origin_note(out, "pin_memory", pin->arg.value); n && pin->arg.present) f.notes.push_back(std::move(*n));
+    if (auto n = origin_note(out, "pin_memory", pin->arg.value); n && pin->arg.present) f.notes.push_back(std::move(*n));
     if (auto n = via_dict_note(model, out, *loader->call, "pin_memory")) f.notes.push_back(std::move(*n));
     if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
   }
