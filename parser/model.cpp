@@ -99,12 +99,67 @@ void bound_names(TSNode target, std::string_view src, std::vector<std::string>& 
     for (TSNode c : ts::named_children(target)) bound_names(c, src, out);
 }
 
+// Node kinds the model dispatches on, by grammar symbol (compared as integers, not strings).
+enum class Sym : uint8_t {
+  Other, Call, For, While, If, Elif, Else, ConditionalExpression, Lambda, Class, Comprehension, Function,
+  Assignment, AugmentedAssignment, Import, ImportFrom, With, StringContent
+};
+
+const std::vector<Sym>& sym_table() {
+  static const std::vector<Sym> table = [] {
+    const TSLanguage* lang = ts::python_language();
+    const uint32_t count = ts_language_symbol_count(lang);
+    std::vector<Sym> t(count, Sym::Other);
+    const std::pair<std::string_view, Sym> names[] = {
+        {"call", Sym::Call}, {"for_statement", Sym::For}, {"while_statement", Sym::While},
+        {"if_statement", Sym::If}, {"elif_clause", Sym::Elif}, {"else_clause", Sym::Else},
+        {"conditional_expression", Sym::ConditionalExpression}, {"lambda", Sym::Lambda},
+        {"class_definition", Sym::Class}, {"list_comprehension", Sym::Comprehension},
+        {"generator_expression", Sym::Comprehension}, {"set_comprehension", Sym::Comprehension},
+        {"dictionary_comprehension", Sym::Comprehension}, {"function_definition", Sym::Function},
+        {"assignment", Sym::Assignment}, {"augmented_assignment", Sym::AugmentedAssignment},
+        {"import_statement", Sym::Import}, {"import_from_statement", Sym::ImportFrom},
+        {"with_statement", Sym::With}, {"string_content", Sym::StringContent}};
+    for (uint32_t i = 0; i < count; ++i) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
+      const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      for (const auto& [n, k] : names)
+        if (n == name) t[i] = k;
+    }
+    return t;
+  }();
+  return table;
+}
+
+Sym sym(TSNode n) {
+  if (null(n)) return Sym::Other;
+  const TSSymbol s = ts_node_symbol(n);
+  const auto& t = sym_table();
+  return s < t.size() ? t[s] : Sym::Other;
+}
+
+struct FieldIds {
+  TSFieldId body, consequence, condition;
+};
+const FieldIds& fields() {
+  static const FieldIds f = [] {
+    const TSLanguage* lang = ts::python_language();
+    return FieldIds{ts_language_field_id_for_name(lang, "body", 4),
+                    ts_language_field_id_for_name(lang, "consequence", 11),
+                    ts_language_field_id_for_name(lang, "condition", 9)};
+  }();
+  return f;
+}
+
 }  // namespace
 
 struct Model::Impl {
   const SourceFile& src;
   std::string_view text;
-  std::unordered_map<std::string, std::vector<TSNode>> by_kind;
+  // Nodes kept for the engine's dispatch: symbol -> slot -> nodes in document order.
+  std::vector<int> kind_slot;
+  std::vector<std::vector<TSNode>> by_kind_lists;
+  std::unordered_map<std::string, int> by_kind_names;
 
   // imports
   std::unordered_map<std::string, std::string> aliases;  // local name -> qualified
@@ -175,52 +230,60 @@ struct Model::Impl {
     return std::to_string(null(function) ? 0u : ts_node_start_byte(function)) + ":" + std::string(name);
   }
 
-  // ---- context from an ancestor path (root first, node last excluded) -----------------------
+  // ---- frames: what runs a node per iteration / under a condition ----------------------------
+  // Frames `n` enters by being this child of `parent` (a loop body, an if's branch). `fid` is the
+  // field of `n` in `parent` when the caller knows it (the walk's cursor), 0 otherwise.
+  void push_entering(TSNode parent, TSNode n, TSFieldId fid, std::vector<Frame>& out) const {
+    switch (sym(parent)) {
+      case Sym::For:
+      case Sym::While:
+        // Only the body runs per iteration (not the iterable, not the else).
+        if (fid ? fid == fields().body : ts::same(field(parent, "body"), n)) out.push_back({Frame::Kind::Loop, parent, {}});
+        break;
+      case Sym::If:
+        if (fid ? fid == fields().consequence : ts::same(field(parent, "consequence"), n))
+          out.push_back(condition_frame(parent));
+        else if (sym(n) == Sym::Elif || sym(n) == Sym::Else)
+          out.push_back({Frame::Kind::Condition, parent, {}});
+        break;
+      case Sym::Elif:
+        if (fid ? fid == fields().consequence : ts::same(field(parent, "consequence"), n))
+          out.push_back(condition_frame(parent));
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Frames `n` creates for its descendants.
+  static void push_inside(TSNode n, std::vector<Frame>& out) {
+    switch (sym(n)) {
+      case Sym::ConditionalExpression: out.push_back({Frame::Kind::Condition, n, {}}); break;
+      case Sym::Lambda: out.push_back({Frame::Kind::Lambda, n, {}}); break;
+      case Sym::Class: out.push_back({Frame::Kind::Class, n, {}}); break;
+      case Sym::Comprehension: out.push_back({Frame::Kind::Comprehension, n, {}}); break;
+      default: break;
+    }
+  }
+
+  Frame condition_frame(TSNode if_or_elif) const {
+    TSNode cond = ts_node_child_by_field_id(if_or_elif, fields().condition);
+    const bool guard = !null(cond) && is_interval_guard(cond);
+    return {guard ? Frame::Kind::Guard : Frame::Kind::Condition, if_or_elif, cond};
+  }
+
+  // The context of `self` from its ancestors (root first). Same result as the walk's frames.
   Context context_from_path(const std::vector<TSNode>& path, TSNode self) const {
     Context ctx;
-    // Find the innermost function among the ancestors.
-    size_t begin = 0;
-    for (size_t i = path.size(); i-- > 0;) {
-      if (is(path[i], "function_definition")) {
+    for (size_t i = 0; i < path.size(); ++i) {
+      if (i > 0) push_entering(path[i - 1], path[i], 0, ctx.frames);
+      if (sym(path[i]) == Sym::Function) {
         ctx.function = path[i];
-        begin = i + 1;
-        break;
+        ctx.frames.clear();
       }
+      push_inside(path[i], ctx.frames);
     }
-    for (size_t i = begin; i < path.size(); ++i) {
-      TSNode a = path[i];
-      TSNode next = i + 1 < path.size() ? path[i + 1] : self;
-      const std::string_view k = kind(a);
-      if (k == "for_statement") {
-        // Only the body (and else) runs per iteration.
-        TSNode body = field(a, "body");
-        if (ts::same(body, next)) ctx.frames.push_back({Frame::Kind::Loop, a, {}});
-      } else if (k == "while_statement") {
-        TSNode body = field(a, "body");
-        if (ts::same(body, next)) ctx.frames.push_back({Frame::Kind::Loop, a, {}});
-      } else if (k == "if_statement") {
-        TSNode cons = field(a, "consequence");
-        if (ts::same(cons, next)) ctx.frames.push_back({Frame::Kind::Condition, a, field(a, "condition")});
-        else if (is(next, "else_clause") || is(next, "elif_clause"))
-          ctx.frames.push_back({Frame::Kind::Condition, a, {}});
-      } else if (k == "elif_clause") {
-        TSNode cons = field(a, "consequence");
-        if (ts::same(cons, next)) ctx.frames.push_back({Frame::Kind::Condition, a, field(a, "condition")});
-      } else if (k == "conditional_expression") {
-        ctx.frames.push_back({Frame::Kind::Condition, a, {}});
-      } else if (k == "lambda") {
-        ctx.frames.push_back({Frame::Kind::Lambda, a, {}});
-      } else if (k == "class_definition") {
-        ctx.frames.push_back({Frame::Kind::Class, a, {}});
-      } else if (k == "list_comprehension" || k == "generator_expression" || k == "set_comprehension" ||
-                 k == "dictionary_comprehension") {
-        ctx.frames.push_back({Frame::Kind::Comprehension, a, {}});
-      }
-    }
-    // Mark interval guards.
-    for (auto& f : ctx.frames)
-      if (f.kind == Frame::Kind::Condition && !null(f.condition) && is_interval_guard(f.condition))
-        f.kind = Frame::Kind::Guard;
+    if (!path.empty()) push_entering(path.back(), self, 0, ctx.frames);
     return ctx;
   }
 
@@ -282,9 +345,8 @@ struct Model::Impl {
     return {};
   }
 
-  void record_import(TSNode stmt, TSNode parent_path_function) {
-    (void)parent_path_function;
-    const bool top_level = is(ts_node_parent(stmt), "module");
+  void record_import(TSNode stmt, TSNode parent) {
+    const bool top_level = is(parent, "module");
     if (top_level) last_import = stmt;
     if (is(stmt, "import_statement")) {
       for (TSNode c : ts::named_children(stmt)) {
@@ -862,21 +924,74 @@ struct Model::Impl {
   }
 
   // ---- the walk -------------------------------------------------------------------------------
+  // Pre-order over every node with a TSTreeCursor (no recursion). Frames are kept incrementally:
+  // each level remembers how many frames existed before it, and leaving it restores that.
   void build(TSNode root, const std::vector<std::string>& wanted) {
-    for (const auto& k : wanted) by_kind[k];
-    std::vector<TSNode> path;  // ancestors of the current node
+    const TSLanguage* lang = ts::python_language();
+    kind_slot.assign(ts_language_symbol_count(lang), -1);
+    for (const auto& k : wanted) {
+      const int slot = static_cast<int>(by_kind_lists.size());
+      by_kind_lists.emplace_back();
+      by_kind_names.emplace(k, slot);
+      for (uint32_t i = 0; i < kind_slot.size(); ++i)
+        if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeAuxiliary &&
+            k == ts_language_symbol_name(lang, static_cast<TSSymbol>(i)))
+          kind_slot[i] = slot;
+    }
+
+    struct Level {
+      size_t frames_before;
+      size_t function_before;
+    };
+    std::vector<Level> levels;
+    std::vector<Frame> frames;
+    std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
     TSTreeCursor cursor = ts_tree_cursor_new(root);
+    TSNode parent{};
+    auto enter = [&](TSNode n, TSNode parent_node, TSFieldId fid) {
+      levels.push_back({frames.size(), functions_open.size()});
+      if (!ts_node_is_named(n)) return;
+      if (!null(parent_node)) push_entering(parent_node, n, fid, frames);
+      const TSSymbol s = ts_node_symbol(n);
+      if (s < kind_slot.size() && kind_slot[s] >= 0) by_kind_lists[kind_slot[s]].push_back(n);
+      const Sym k = s < sym_table().size() ? sym_table()[s] : Sym::Other;
+      if (k != Sym::Other) {
+        Context ctx;
+        if (!functions_open.empty()) ctx.function = functions_open.back().first;
+        const size_t from = functions_open.empty() ? 0 : functions_open.back().second;
+        ctx.frames.assign(frames.begin() + static_cast<std::ptrdiff_t>(from), frames.end());
+        visit(n, k, parent_node, std::move(ctx));
+      }
+      if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
+      push_inside(n, frames);
+    };
+    auto leave = [&] {
+      frames.resize(levels.back().frames_before);
+      functions_open.resize(levels.back().function_before);
+      levels.pop_back();
+    };
+    std::vector<TSNode> parents;  // named or not: the cursor's ancestors
+    enter(root, TSNode{}, 0);
     for (;;) {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
-      visit(n, path);
+      TSNode current = ts_tree_cursor_current_node(&cursor);
       if (ts_tree_cursor_goto_first_child(&cursor)) {
-        path.push_back(n);
+        parents.push_back(current);
+        enter(ts_tree_cursor_current_node(&cursor), current, ts_tree_cursor_current_field_id(&cursor));
         continue;
       }
       bool done = false;
-      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-        if (!ts_tree_cursor_goto_parent(&cursor)) { done = true; break; }
-        path.pop_back();
+      for (;;) {
+        leave();
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+          parent = parents.empty() ? TSNode{} : parents.back();
+          enter(ts_tree_cursor_current_node(&cursor), parent, ts_tree_cursor_current_field_id(&cursor));
+          break;
+        }
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
+          done = true;
+          break;
+        }
+        parents.pop_back();
       }
       if (done) break;
     }
@@ -889,84 +1004,94 @@ struct Model::Impl {
     collect_loaders();
   }
 
-  void visit(TSNode n, const std::vector<TSNode>& path) {
-    if (!ts_node_is_named(n)) return;
-    const std::string_view k = kind(n);
-    if (auto it = by_kind.find(std::string(k)); it != by_kind.end()) it->second.push_back(n);
-    if (k == "call") {
-      record_call(n, context_from_path(path, n));
-      if (null(cuda_node)) {
-        TSNode fn = field(n, "function");
-        if (is(fn, "attribute") && t(field(fn, "attribute")) == "cuda") cuda_node = n;
-        else {
-          const std::string q = qualname_of(fn);
-          if (q == "torch.cuda.set_device" || q == "torch.cuda.synchronize" || q == "torch.cuda.current_device" ||
-              q.rfind("torch.cuda.amp.", 0) == 0)
-            cuda_node = n;
+  void visit(TSNode n, Sym k, TSNode parent, Context ctx) {
+    switch (k) {
+      case Sym::Call: {
+        if (null(cuda_node)) {
+          TSNode fn = field(n, "function");
+          if (is(fn, "attribute") && t(field(fn, "attribute")) == "cuda") cuda_node = n;
+          else {
+            const std::string q = qualname_of(fn);
+            if (q == "torch.cuda.set_device" || q == "torch.cuda.synchronize" || q == "torch.cuda.current_device" ||
+                q.rfind("torch.cuda.amp.", 0) == 0)
+              cuda_node = n;
+          }
         }
+        record_call(n, std::move(ctx));
+        break;
       }
-    } else if (k == "string_content") {
-      if (null(cuda_node)) {
+      case Sym::StringContent: {
+        if (!null(cuda_node)) break;
         const std::string_view s = t(n);
-        if (s == "cuda" || s.rfind("cuda:", 0) == 0) {
-          // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
-          TSNode str = ts_node_parent(n);
-          if (ts_node_named_child_count(str) >= 2 && ts::same(ts_node_named_child(str, 1), n)) cuda_node = str;
-        }
+        // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
+        if ((s == "cuda" || s.rfind("cuda:", 0) == 0) && ts_node_named_child_count(parent) >= 2 &&
+            ts::same(ts_node_named_child(parent, 1), n))
+          cuda_node = parent;
+        break;
       }
-    } else if (k == "import_statement" || k == "import_from_statement") {
-      record_import(n, TSNode{});
-    } else if (k == "assignment" || k == "augmented_assignment") {
-      Context ctx = context_from_path(path, n);
-      TSNode left = field(n, "left"), right = field(n, "right");
-      if (k == "augmented_assignment") {
+      case Sym::Import:
+      case Sym::ImportFrom:
+        record_import(n, parent);
+        break;
+      case Sym::AugmentedAssignment: {
+        TSNode left = field(n, "left");
         if (is(left, "identifier")) opaque.insert(scope_key(ctx.function, t(left)));
-        return;
+        break;
       }
-      if (null(right)) return;  // annotation only
-      TSNode stmt = ts_node_parent(n);
-      all_assigns.push_back({left, right, stmt, ctx});
-      if (is(left, "identifier")) {
-        assigns[scope_key(ctx.function, t(left))].push_back({left, right, stmt, ctx});
-      } else {
-        std::vector<std::string> names;
-        bound_names(left, text, names);
-        for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
-      }
-    } else if (k == "for_statement" || k == "while_statement") {
-      Context ctx = context_from_path(path, n);
-      if (k == "for_statement") {
-        std::vector<std::string> names;
-        bound_names(field(n, "left"), text, names);
-        for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
-      }
-      loop_index.emplace(key(n), loops.size());
-      loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
-    } else if (k == "function_definition") {
-      Function f;
-      f.node = n;
-      f.name = std::string(t(field(n, "name")));
-      for (TSNode p : ts::named_children(field(n, "parameters"))) {
-        TSNode id = p;
-        if (!is(p, "identifier")) id = field(p, "name");
-        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
-        if (is(id, "identifier")) {
-          f.params.emplace_back(t(id));
-          opaque.insert(scope_key(n, t(id)));
+      case Sym::Assignment: {
+        TSNode left = field(n, "left"), right = field(n, "right");
+        if (null(right)) break;  // annotation only
+        if (is(left, "identifier")) {
+          assigns[scope_key(ctx.function, t(left))].push_back({left, right, parent, ctx});
+        } else {
+          std::vector<std::string> names;
+          bound_names(left, text, names);
+          for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
         }
+        all_assigns.push_back({left, right, parent, std::move(ctx)});
+        break;
       }
-      functions_by_name[f.name].push_back(functions.size());
-      fn_index.emplace(key(n), functions.size());
-      functions.push_back(std::move(f));
-    } else if (k == "with_statement") {
-      // `with x as name`: name is not a plain assignment.
-      Context ctx = context_from_path(path, n);
-      ts::walk(ts_node_named_child(n, 0), [&](TSNode c) {
-        if (is(c, "as_pattern_target"))
-          for (TSNode id : ts::named_children(c))
-            if (is(id, "identifier")) opaque.insert(scope_key(ctx.function, t(id)));
-        return true;
-      });
+      case Sym::For:
+      case Sym::While: {
+        if (k == Sym::For) {
+          std::vector<std::string> names;
+          bound_names(field(n, "left"), text, names);
+          for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
+        }
+        loop_index.emplace(key(n), loops.size());
+        loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
+        break;
+      }
+      case Sym::Function: {
+        Function f;
+        f.node = n;
+        f.name = std::string(t(field(n, "name")));
+        for (TSNode p : ts::named_children(field(n, "parameters"))) {
+          TSNode id = p;
+          if (!is(p, "identifier")) id = field(p, "name");
+          if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
+          if (is(id, "identifier")) {
+            f.params.emplace_back(t(id));
+            opaque.insert(scope_key(n, t(id)));
+          }
+        }
+        functions_by_name[f.name].push_back(functions.size());
+        fn_index.emplace(key(n), functions.size());
+        functions.push_back(std::move(f));
+        break;
+      }
+      case Sym::With: {
+        // `with x as name`: name is not a plain assignment.
+        ts::walk(ts_node_named_child(n, 0), [&](TSNode c) {
+          if (is(c, "as_pattern_target"))
+            for (TSNode id : ts::named_children(c))
+              if (is(id, "identifier")) opaque.insert(scope_key(ctx.function, t(id)));
+          return true;
+        });
+        break;
+      }
+      default:
+        break;
     }
   }
 };
@@ -1032,8 +1157,8 @@ std::string_view Model::text(TSNode n) const { return impl_->t(n); }
 
 const std::vector<TSNode>& Model::nodes_of_kind(std::string_view kind) const {
   static const std::vector<TSNode> none;
-  auto it = impl_->by_kind.find(std::string(kind));
-  return it == impl_->by_kind.end() ? none : it->second;
+  auto it = impl_->by_kind_names.find(std::string(kind));
+  return it == impl_->by_kind_names.end() ? none : impl_->by_kind_lists[it->second];
 }
 
 std::string Model::qualname(TSNode expr) const { return impl_->qualname_of(expr); }

@@ -1,9 +1,37 @@
-// PFL501 activation-checkpointing: Activation checkpointing is on: it recomputes activations in the backward pass. (Metadata only so far: the check lands next.)
+// PFL501 activation-checkpointing: activations are dropped in forward and recomputed in backward.
+// That trades step time for memory; statically we can only say it is on. The probe compares the
+// peak memory with the device's capacity to tell whether the trade is needed.
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/common.hpp"
 
 namespace perflint {
 namespace {
+
+constexpr std::string_view kMessage =
+    "activation checkpointing is on: activations are recomputed during backward (typically +20-30% step time); the "
+    "probe can tell whether the model fits in memory without it";
+constexpr std::string_view kHint =
+    "if the model fits without it, remove the checkpoint wrapper (`perflint --probe` measures the peak memory)";
+
+bool is_checkpoint_function(std::string_view q) {
+  return q == "torch.utils.checkpoint.checkpoint" || q == "torch.utils.checkpoint.checkpoint_sequential" ||
+         q == "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.checkpoint_wrapper" ||
+         q == "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.apply_activation_checkpointing";
+}
+
+// `checkpoint(block, x) if self.grad_ckpt else block(x)`: the condition guarding `node`, when it is
+// the value taken when the condition holds.
+TSNode ternary_condition(TSNode node) {
+  TSNode child = node;
+  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+    if (ts::is(p, "conditional_expression"))
+      return ts::same(ts_node_named_child(p, 0), child) ? ts_node_named_child(p, 1) : TSNode{};
+    if (ts::kind(p).ends_with("statement") || ts::is(p, "block")) break;
+  }
+  return TSNode{};
+}
 
 class RulePFL501 final : public Rule {
  public:
@@ -13,7 +41,38 @@ class RulePFL501 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    if (is_checkpoint_function(call->qualname) || call->method == "gradient_checkpointing_enable") {
+      // Under `if args.grad_ckpt:` the user decides at run time: silent when that defaults off.
+      TSNode cond{};
+      std::optional<Note> cond_note;
+      if (model.under_condition(node, &cond) && ts_node_is_null(cond)) cond = ternary_condition(node);
+      if (!ts_node_is_null(cond)) {
+        const Value v = model.evaluate(cond);
+        if (v.truthy() == false) return;
+        if (!v.known())
+          cond_note = out.note(cond, "only when `" + std::string(model.text(cond)) + "` is true");
+        else if (auto n = origin_note(out, std::string(model.text(cond)), v))
+          cond_note = n;
+      }
+      Finding& f = out.report(node, std::string(kMessage), std::string(kHint));
+      if (cond_note) f.notes.push_back(*cond_note);
+      return;
+    }
+    const Argument* kw = call->keyword("gradient_checkpointing");
+    if (!kw) return;
+    const Value v = model.evaluate(kw->value);
+    if (v.truthy() != true) return;  // False, or not known statically
+    const bool via_dict = !ts_node_is_null(kw->via_dict);
+    Finding& f = out.report(via_dict ? node : ts_node_parent(kw->value), std::string(kMessage),
+                            "if the model fits without it, pass `gradient_checkpointing=False` (`perflint --probe` "
+                            "measures the peak memory)");
+    if (auto n = origin_note(out, "gradient_checkpointing", v)) f.notes.push_back(*n);
+    if (auto n = via_dict_note(model, out, *call, "gradient_checkpointing")) f.notes.push_back(*n);
+  }
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
-// PFL201 per-step-item: .item() every training step forces a host-device sync. (Metadata only so far: the check lands next.)
+// PFL201 per-step-item: `.item()` on every training step waits for the GPU and copies a scalar to
+// the host, so the host cannot queue the next step's kernels while the GPU drains.
 #include "parser/model.hpp"
 #include "rules/all.hpp"
+#include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
 namespace {
@@ -13,7 +15,26 @@ class RulePFL201 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call || call->method != "item" || ts_node_is_null(call->receiver)) return;
+    if (!call->positional.empty() || !call->keywords.empty() || call->star_args) return;
+    // `np.float32(x).item()`, `np.mean(a).item()`: a NumPy scalar, no device involved.
+    if (rooted_in_other_library(model, call->receiver)) return;
+    // A copy further down the chain (`x.cpu().item()`) is PFL202's finding; this one is then free.
+    if (chain_has_host_copy(model, call->receiver)) return;
+    const StepContext sc = model.step_context(node);
+    if (!sc.per_step()) return;
+    if (batch_stays_on_host(model, call->receiver, sc.loop)) return;
+    const std::string recv = short_text(model, call->receiver);
+    Finding& f = out.report(node,
+                            "`" + recv + ".item()` runs every training step: it waits for all queued GPU work to "
+                            "finish and copies the value to the host",
+                            "accumulate on the device (`total += loss.detach()`) and call `.item()` only when "
+                            "logging (e.g. under `if step % log_every == 0:`)");
+    f.notes.push_back(step_loop_note(model, out, sc.loop));
+  }
 };
 
 }  // namespace

@@ -1,9 +1,67 @@
-// PFL401 tf32-disabled: fp32 CUDA training without TF32 matmuls. (Metadata only so far: the check lands next.)
+// PFL401 tf32-disabled: fp32 matmuls/convs on an Ampere+ GPU without TF32 tensor cores, either
+// because the script switches TF32 off or because it never switches the matmul flag on (off by
+// default since PyTorch 1.12) and does not train in 16-bit either.
+#include <string>
+
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/common.hpp"
 
 namespace perflint {
 namespace {
+
+constexpr std::string_view kMatmulFlag = "torch.backends.cuda.matmul.allow_tf32";
+constexpr std::string_view kCudnnFlag = "torch.backends.cudnn.allow_tf32";
+constexpr std::string_view kPrecision = "torch.set_float32_matmul_precision";
+constexpr std::string_view kAmpere = "TF32 only exists on Ampere (sm_80) or newer GPUs; on older ones this costs nothing";
+
+std::string short_value(const Model& model, TSNode n) {
+  std::string s(model.text(n));
+  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
+
+bool is_16bit_dtype(std::string_view q) {
+  return q == "torch.float16" || q == "torch.half" || q == "torch.bfloat16";
+}
+
+bool is_hf_training_args(std::string_view q) {
+  return q.size() >= 17 && q.substr(0, 13) == "transformers." && q.ends_with("TrainingArguments");
+}
+
+// The script computes in 16 bits somewhere: most matmul time is then not fp32 and TF32 barely
+// matters. Deliberately broad: any sign of it keeps the "never enabled" case silent.
+bool uses_reduced_precision(const Model& model) {
+  for (const auto& c : model.calls()) {
+    const std::string& q = c.qualname;
+    if (q == "torch.autocast" || q == "torch.cuda.amp.autocast" || q == "torch.amp.autocast" ||
+        q == "torch.cuda.amp.GradScaler" || q == "torch.amp.GradScaler" || q == "torch.GradScaler") {
+      const Argument* enabled = c.keyword("enabled");
+      // Only a literal `enabled=False` is known to be off; a flag means the user runs it both ways.
+      if (enabled && model.evaluate(enabled->value).truthy() == false && !model.evaluate(enabled->value).from_option)
+        continue;
+      return true;
+    }
+    // Accelerate and DeepSpeed take the precision from a config file or the launcher
+    // (`accelerate launch --mixed_precision bf16`): not decidable from this file.
+    if ((q == "accelerate.Accelerator" && !c.keyword("mixed_precision")) || q == "deepspeed.initialize") return true;
+    if (c.method == "half" || c.method == "bfloat16") return true;
+    for (TSNode p : c.positional)
+      if (is_16bit_dtype(model.qualname(p))) return true;
+    for (const auto& k : c.keywords) {
+      if (is_16bit_dtype(model.qualname(k.value))) return true;
+      // Hugging Face fp16=/bf16=, Accelerate mixed_precision=, Lightning precision=.
+      if (k.name == "fp16" || k.name == "bf16" || k.name == "mixed_precision" || k.name == "precision") {
+        const Value v = model.evaluate(k.value);
+        if (!v.known()) return true;
+        if (v.kind == Value::Kind::String && v.s != "no" && v.s != "32" && v.s != "32-true" && v.s != "64") return true;
+        if (v.kind == Value::Kind::Bool && v.b) return true;
+        if (v.kind == Value::Kind::Int && v.i == 16) return true;
+      }
+    }
+  }
+  return false;
+}
 
 class RulePFL401 final : public Rule {
  public:
@@ -12,8 +70,95 @@ class RulePFL401 final : public Rule {
                             "fp32 CUDA training without TF32 matmuls", true, {}};
     return i;
   }
-  std::vector<std::string_view> kinds() const override { return {"call"}; }
-  void check(TSNode, const Model&, Emitter&) const override {}
+  std::vector<std::string_view> kinds() const override { return {"module", "assignment", "call"}; }
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    if (ts::is(node, "module")) return never_enabled(node, model, out);
+    if (ts::is(node, "assignment")) return disabled_flag(node, model, out);
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    if (call->qualname == kPrecision) {
+      TSNode arg = call->arg("precision", 0);
+      const Value v = model.evaluate(arg);
+      if (v.kind != Value::Kind::String || v.s != "highest") return;
+      Finding& f = out.report(node,
+                              "`set_float32_matmul_precision(\"highest\")` turns TF32 off: fp32 matmuls run in full "
+                              "fp32 precision, several times slower on tensor-core GPUs",
+                              "use `torch.set_float32_matmul_precision(\"high\")` unless you need full fp32 accuracy");
+      if (auto n = origin_note(out, "precision", v)) f.notes.push_back(*n);
+      f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+      return;
+    }
+    if (is_hf_training_args(call->qualname)) {
+      const Argument* tf32 = call->keyword("tf32");
+      if (!tf32) return;
+      const Value v = model.evaluate(tf32->value);
+      if (v.kind != Value::Kind::Bool || v.b) return;
+      Finding& f = out.report(ts_node_is_null(tf32->via_dict) ? ts_node_parent(tf32->value) : node,
+                              "`tf32=False` turns TF32 off: fp32 matmuls run in full fp32 precision, several times "
+                              "slower on tensor-core GPUs",
+                              "pass `tf32=True` unless you need full fp32 accuracy");
+      if (auto n = origin_note(out, "tf32", v)) f.notes.push_back(*n);
+      if (auto n = via_dict_note(model, out, *call, "tf32")) f.notes.push_back(*n);
+      f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+    }
+  }
+
+ private:
+  // (a) `torch.backends.cuda.matmul.allow_tf32 = False`, `torch.backends.cudnn.allow_tf32 = False`.
+  static void disabled_flag(TSNode node, const Model& model, Emitter& out) {
+    const std::string target = model.qualname(ts::field(node, "left"));
+    if (target != kMatmulFlag && target != kCudnnFlag) return;
+    TSNode right = ts::field(node, "right");
+    while (ts::is(right, "assignment")) right = ts::field(right, "right");  // a = b = False
+    const Value v = model.evaluate(right);
+    if (v.truthy() != false) return;
+    // Save/restore (`old = flag; flag = False; ...; flag = old`): a deliberate, scoped switch-off.
+    const TSNode scope = model.enclosing(node, "function_definition");
+    for (TSNode other : model.nodes_of_kind("assignment")) {
+      if (ts::same(other, node) || model.qualname(ts::field(other, "left")) != target) continue;
+      if (!ts::same(model.enclosing(other, "function_definition"), scope)) continue;
+      TSNode value = ts::field(other, "right");
+      while (ts::is(value, "assignment")) value = ts::field(value, "right");
+      if (!model.evaluate(value).known()) return;
+    }
+    const bool matmul = target == kMatmulFlag;
+    Finding& f = out.report(
+        node,
+        "`" + std::string(model.text(ts::field(node, "left"))) + " = " + short_value(model, right) + "` turns TF32 off: fp32 " +
+            (matmul ? "matmuls" : "convolutions") + " run in full fp32 precision, several times slower on tensor-core GPUs",
+        "set it to `True` unless you need full fp32 accuracy");
+    if (auto n = origin_note(out, "allow_tf32", v)) f.notes.push_back(*n);
+    f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+  }
+
+  // (b) A CUDA training loop in fp32 and nothing that turns the matmul TF32 flag on.
+  static void never_enabled(TSNode, const Model& model, Emitter& out) {
+    if (!model.has_step_loop()) return;
+    TSNode import = model.first_import_of("torch");
+    if (ts_node_is_null(import)) return;
+    for (TSNode a : model.nodes_of_kind("assignment"))
+      if (model.qualname(ts::field(a, "left")) == kMatmulFlag) return;  // set either way: (a) judges it
+    for (const auto& c : model.calls()) {
+      if (c.qualname == kPrecision) return;
+      if (is_hf_training_args(c.qualname) && (c.keyword("tf32") || c.unresolved_kwargs)) return;
+    }
+    if (uses_reduced_precision(model)) return;
+    TSNode last = model.last_import();
+    if (ts_node_is_null(last)) last = import;
+    const uint32_t line = out.source().position(ts_node_end_byte(last)).line + 1;
+    Finding& f = out.report(import,
+                            "fp32 matmuls run in full fp32 precision: TF32 is never enabled (PyTorch's default since "
+                            "1.12 is off for matmuls)",
+                            "add `torch.backends.cuda.matmul.allow_tf32 = True` (or "
+                            "`torch.set_float32_matmul_precision(\"high\")`) after the imports, at line " +
+                                std::to_string(line));
+    if (TSNode cuda = model.cuda_evidence(); !ts_node_is_null(cuda))
+      f.notes.push_back(out.note(cuda, "the script trains on CUDA (line " +
+                                           std::to_string(out.source().position(ts_node_start_byte(cuda)).line) +
+                                           ") with no autocast, `.half()` or bf16 anywhere"));
+    f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+  }
 };
 
 }  // namespace

@@ -1,0 +1,254 @@
+// Shared host-sync judgements (see tensor_util.hpp). All tests lean towards "not a tensor": a
+// missed per-step copy costs less trust than a warning on a Python float.
+#include "rules/host_sync/tensor_util.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "parser/ts.hpp"
+
+namespace perflint {
+namespace {
+
+using ts::field;
+using ts::is;
+
+TSNode unparen(TSNode n) {
+  while (is(n, "parenthesized_expression") && ts_node_named_child_count(n) > 0) n = ts_node_named_child(n, 0);
+  return n;
+}
+
+// The object a call, attribute or subscript works on; null for anything else.
+TSNode inner(TSNode n) {
+  n = unparen(n);
+  if (is(n, "call")) {
+    TSNode f = field(n, "function");
+    return is(f, "attribute") ? field(f, "object") : TSNode{};
+  }
+  if (is(n, "attribute")) return field(n, "object");
+  if (is(n, "subscript")) return field(n, "value");
+  return TSNode{};
+}
+
+TSNode root_name(TSNode n) {
+  for (int guard = 0; guard < 256 && !ts_node_is_null(n); ++guard) {
+    n = unparen(n);
+    if (is(n, "identifier")) return n;
+    n = inner(n);
+  }
+  return TSNode{};
+}
+
+template <size_t N>
+bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Tensor methods whose result is still a tensor on the same device.
+constexpr std::array<std::string_view, 36> kTensorMethods = {
+    "sum",   "mean",    "max",    "min",     "norm",    "detach",   "argmax",  "argmin", "abs",
+    "float", "double",  "half",   "bfloat16", "long",   "int",      "bool",    "clone",  "squeeze",
+    "view",  "reshape", "flatten", "sqrt",   "exp",     "log",      "pow",     "std",    "var",
+    "eq",    "ne",      "gt",     "lt",      "softmax", "sigmoid",  "amax",    "amin",   "prod"};
+
+// Methods that do not read data (metadata only) or that are not tensor-valued.
+constexpr std::array<std::string_view, 14> kMetadataMethods = {
+    "size", "dim", "numel", "nelement", "element_size", "is_contiguous", "data_ptr",
+    "get_device", "stride", "ndimension", "type", "__len__", "storage_offset", "is_floating_point"};
+
+// `torch.` functions that return Python values or objects rather than tensors on the device.
+bool torch_non_tensor(std::string_view q) {
+  for (std::string_view p : {"torch.cuda.", "torch.distributed.", "torch.backends.", "torch.utils.", "torch.get_",
+                             "torch.is_", "torch.are_", "torch.version", "torch.jit.", "torch.optim.",
+                             "torch.onnx.", "torch.profiler.", "torch.autograd.profiler", "torch.hub."})
+    if (starts_with(q, p)) return true;
+  if (starts_with(q, "torch.nn.") && !starts_with(q, "torch.nn.functional.")) return true;
+  for (std::string_view e : {"torch.numel", "torch.initial_seed", "torch.seed", "torch.manual_seed", "torch.typename",
+                             "torch.finfo", "torch.iinfo", "torch.device", "torch.Size", "torch.compile",
+                             "torch.set_grad_enabled", "torch.no_grad", "torch.inference_mode", "torch.autocast",
+                             "torch.load", "torch.save", "torch.tensor", "torch.as_tensor", "torch.from_numpy"})
+    if (q == e) return true;
+  return false;
+}
+
+bool is_cpu_literal(const Model& model, TSNode n) {
+  if (ts_node_is_null(n)) return false;
+  n = unparen(n);
+  if (is(n, "call") && model.qualname(field(n, "function")) == "torch.device") {
+    TSNode args = field(n, "arguments");
+    if (ts_node_named_child_count(args) == 0) return false;
+    n = ts_node_named_child(args, 0);
+  }
+  if (!is(n, "string")) return false;
+  const Value v = model.evaluate(n);
+  return v.kind == Value::Kind::String && v.s == "cpu";
+}
+
+}  // namespace
+
+std::vector<std::string> loss_names(const Model& model) {
+  std::vector<std::string> out;
+  auto add = [&](TSNode n) {
+    n = unparen(n);
+    if (is(n, "identifier")) {
+      std::string s(model.text(n));
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+    }
+  };
+  for (const auto& c : model.calls()) {
+    if (c.method == "backward") {
+      TSNode r = unparen(c.receiver);
+      const CallInfo* scale = is(r, "call") ? model.call(r) : nullptr;
+      if (!c.positional.empty()) add(c.positional.front());  // accelerator.backward(loss)
+      else if (scale && scale->method == "scale" && !scale->positional.empty())
+        add(scale->positional.front());  // scaler.scale(loss).backward()
+      else add(r);                        // loss.backward()
+    } else if (c.qualname == "torch.autograd.backward" && !c.positional.empty()) {
+      add(c.positional.front());
+    }
+  }
+  return out;
+}
+
+bool rooted_in_other_library(const Model& model, TSNode expr) {
+  TSNode r = root_name(expr);
+  if (ts_node_is_null(r)) return false;
+  const std::string q = model.qualname(r);
+  return !q.empty() && q != "torch" && !starts_with(q, "torch.");
+}
+
+bool is_host_copy(const Model& model, const CallInfo& call) {
+  if (call.method.empty() || ts_node_is_null(call.receiver)) return false;
+  if (call.method == "cpu" || call.method == "tolist" || call.method == "item") return true;
+  if (call.method == "numpy") {
+    const Argument* force = call.keyword("force");
+    return force && model.evaluate(force->value).truthy() == true;
+  }
+  if (call.method == "to") {
+    TSNode dev = call.arg("device", 0);
+    return is_cpu_literal(model, dev);
+  }
+  return false;
+}
+
+bool chain_has_host_copy(const Model& model, TSNode expr) {
+  for (TSNode n = unparen(expr); !ts_node_is_null(n); n = unparen(inner(n))) {
+    if (!is(n, "call")) continue;
+    const CallInfo* c = model.call(n);
+    if (c && is_host_copy(model, *c)) return true;
+    // `.numpy()` only works on host tensors: whatever it reads is already there.
+    if (c && c->method == "numpy") return true;
+  }
+  return false;
+}
+
+bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
+  // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
+  std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
+  while (!todo.empty()) {
+    auto [n, depth] = todo.back();
+    todo.pop_back();
+    n = unparen(n);
+    if (ts_node_is_null(n) || depth > 16) continue;
+    const std::string_view k = ts::kind(n);
+    if (k == "identifier") {
+      if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
+    } else if (k == "call") {
+      if (chain_has_host_copy(model, n)) continue;
+      const CallInfo* c = model.call(n);
+      if (!c) continue;
+      if (!c->qualname.empty()) {
+        if (starts_with(c->qualname, "torch.") && !torch_non_tensor(c->qualname)) return true;
+        continue;
+      }
+      if (c->method.empty() || one_of(c->method, kMetadataMethods)) continue;
+      if (rooted_in_other_library(model, c->receiver)) continue;
+      if (one_of(c->method, kTensorMethods)) return true;
+      todo.emplace_back(c->receiver, depth + 1);  // other methods on a tensor: `loss.to(x)`
+    } else if (k == "attribute") {
+      const std::string_view attr = model.text(field(n, "attribute"));
+      if (attr == "data" || attr == "grad" || attr == "T" || attr == "mT" || attr == "real")
+        todo.emplace_back(field(n, "object"), depth + 1);
+    } else if (k == "subscript") {
+      todo.emplace_back(field(n, "value"), depth + 1);
+    } else if (k == "binary_operator" || k == "comparison_operator" || k == "boolean_operator" ||
+               k == "unary_operator") {
+      for (TSNode c : ts::named_children(n)) todo.emplace_back(c, depth + 1);
+    }
+  }
+  return false;
+}
+
+bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
+  // A device move along the chain itself (`y.to(device).tolist()`) settles it.
+  for (TSNode n = unparen(expr); !ts_node_is_null(n); n = unparen(inner(n))) {
+    if (!is(n, "call")) continue;
+    const CallInfo* c = model.call(n);
+    if (c && (c->method == "cuda" || (c->method == "to" && !is_host_copy(model, *c)))) return false;
+  }
+  TSNode root = root_name(expr);
+  if (ts_node_is_null(root) || ts_node_is_null(loop) || !model.is_batch_expression(root)) return false;
+  const std::string_view name = model.text(root);
+  const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_end_byte(loop);
+  // Rebound from a device move inside the loop: `x = x.to(device)`, `x, y = x.cuda(), y.cuda()`,
+  // `batch = {k: v.to(device) for k, v in batch.items()}`.
+  for (const auto& c : model.calls()) {
+    if (c.method != "to" && c.method != "cuda") continue;
+    if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+    TSNode a = ts_node_parent(c.node);
+    for (int up = 0; up < 8 && !ts_node_is_null(a) && !is(a, "assignment"); ++up) a = ts_node_parent(a);
+    if (!is(a, "assignment")) continue;
+    bool binds = false;
+    ts::walk(field(a, "left"), [&](TSNode n) {
+      if (is(n, "identifier") && model.text(n) == name) binds = true;
+      return !binds;
+    });
+    if (binds) return false;
+  }
+  return true;
+}
+
+bool looks_like_module(const Model& model, TSNode expr) {
+  TSNode n = unparen(expr);
+  std::string_view name;
+  if (is(n, "identifier")) name = model.text(n);
+  else if (is(n, "attribute")) name = model.text(field(n, "attribute"));
+  else return false;
+  if (name == "self") return true;
+  std::string lower(name);
+  for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (std::string_view w : {"model", "net", "module", "encoder", "decoder", "backbone", "head", "classifier",
+                             "teacher", "student", "ema", "critic", "actor", "policy", "generator",
+                             "discriminator", "layer", "block"})
+    if (lower.find(w) != std::string::npos) return true;
+  return false;
+}
+
+std::string short_text(const Model& model, TSNode node, size_t max) {
+  std::string out;
+  bool space = false;
+  for (char ch : model.text(node)) {
+    if (ch == '\n' || ch == '\r' || ch == '\t' || ch == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += ch;
+  }
+  if (out.size() > max) out = out.substr(0, max) + "...";
+  return out;
+}
+
+Note step_loop_note(const Model& model, const Emitter& out, TSNode loop) {
+  const uint32_t start = ts_node_start_byte(loop);
+  const std::string_view text = model.source().text();
+  uint32_t end = start;
+  while (end < ts_node_end_byte(loop) && end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
+  Span sp = out.span(start, end);
+  return Note{"the training loop starts at line " + std::to_string(sp.start.line), sp};
+}
+
+}  // namespace perflint

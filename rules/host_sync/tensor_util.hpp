@@ -1,0 +1,49 @@
+// Judgements the host-sync rules share: "does this expression hold a tensor", "is this call a
+// device->host copy", and the note that points at the training loop.
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/model.hpp"
+#include "rules/rule.hpp"
+
+namespace perflint {
+
+// Names the file treats as the loss: receivers of `.backward()`, `scaler.scale(x).backward()`,
+// `accelerator.backward(x)`, `torch.autograd.backward(x)`.
+std::vector<std::string> loss_names(const Model& model);
+
+// True when `expr` evaluates to a tensor by a cheap, conservative test: a loss name, a tensor
+// method (`.sum()`, `.mean()`, `.detach()`, ...) on something not rooted in another library
+// (`np.mean` is not one), a `torch.` function that returns a tensor, or an operator/subscript over
+// one of those. Values already copied to the host (`.item()`, `.cpu()`, `.tolist()`) are not.
+bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses);
+
+// `.cpu()`, `.to("cpu")`, `.tolist()`, `.numpy(force=True)`, `.item()`: a call that copies a
+// tensor to the host.
+bool is_host_copy(const Model& model, const CallInfo& call);
+
+// True when a call or attribute further down `expr`'s receiver chain already copies to the host
+// (`x.cpu()` in `x.cpu().numpy()`): the copy is reported there, once.
+bool chain_has_host_copy(const Model& model, TSNode expr);
+
+// True when the expression's root name is an import of a library other than torch (`np`, `math`).
+bool rooted_in_other_library(const Model& model, TSNode expr);
+
+// A batch from the loader that the step loop never moves to the GPU (`labels.tolist()` where only
+// `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync.
+bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop);
+
+// `model`, `self.net`, `ema_model`: receivers of `.cpu()` that move a module, not a batch tensor.
+bool looks_like_module(const Model& model, TSNode expr);
+
+// Source text on one line, whitespace runs collapsed, cut to about `max` characters.
+std::string short_text(const Model& model, TSNode node, size_t max = 60);
+
+// "the training loop starts at line N", spanning the loop's header line.
+Note step_loop_note(const Model& model, const Emitter& out, TSNode loop);
+
+}  // namespace perflint
