@@ -87,17 +87,28 @@ TSNode root_identifier(TSNode n) {
 }
 
 // Identifiers bound by a for-loop target or assignment target pattern.
-void bound_names(TSNode target, std::string_view src, std::vector<std::string>& out) {
+void bound_names(TSNode target, std::string_view src, std::vector<std::string_view>& out) {
   if (null(target)) return;
   const std::string_view k = kind(target);
   if (k == "identifier") {
-    out.emplace_back(ts::text(target, src));
+    out.push_back(ts::text(target, src));
     return;
   }
   if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "tuple" || k == "list" ||
       k == "expression_list" || k == "parenthesized_expression" || k == "list_splat_pattern")
     for (TSNode c : ts::named_children(target)) bound_names(c, src, out);
 }
+
+// A name in a scope (the function's start byte, or UINT32_MAX for the module); the view points
+// into the source text, which outlives the model.
+struct ScopeName {
+  uint32_t scope;
+  std::string_view name;
+  bool operator==(const ScopeName& o) const { return scope == o.scope && name == o.name; }
+};
+struct ScopeNameHash {
+  size_t operator()(const ScopeName& k) const { return std::hash<std::string_view>()(k.name) * 31 + k.scope; }
+};
 
 // Node kinds the model dispatches on, by grammar symbol (compared as integers, not strings).
 enum class Sym : uint8_t {
@@ -162,7 +173,7 @@ struct Model::Impl {
   std::unordered_map<std::string, int> by_kind_names;
 
   // imports
-  std::unordered_map<std::string, std::string> aliases;  // local name -> qualified
+  std::unordered_map<std::string_view, std::string> aliases;  // local name (in the source text) -> qualified
   std::vector<std::string> imported_modules;
   TSNode last_import{};
   std::vector<std::pair<std::string, TSNode>> import_nodes;  // qualified module -> statement
@@ -177,8 +188,8 @@ struct Model::Impl {
     TSNode target, value, statement;
     Context ctx;
   };
-  std::unordered_map<std::string, std::vector<Assign>> assigns;  // key: scope-id + ":" + name
-  std::unordered_set<std::string> opaque;                         // same keys: params, for targets, aug-assign
+  std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
+  std::unordered_set<ScopeName, ScopeNameHash> opaque;  // params, for targets, aug-assigned, unpacked
   std::vector<Assign> all_assigns;
 
   // functions by simple name (module functions and methods alike)
@@ -203,7 +214,7 @@ struct Model::Impl {
     bool direct_step = false;  // contains a marker or a call to a step function
     bool step = false;         // innermost such loop
     bool repeated = false;
-    std::vector<std::string> batch_names;
+    std::vector<std::string_view> batch_names;  // views into the source
     int loader = -1;
   };
   std::vector<Loop> loops;
@@ -226,8 +237,8 @@ struct Model::Impl {
 
   std::string_view t(TSNode n) const { return ts::text(n, text); }
 
-  static std::string scope_key(TSNode function, std::string_view name) {
-    return std::to_string(null(function) ? 0u : ts_node_start_byte(function)) + ":" + std::string(name);
+  static ScopeName scope_key(TSNode function, std::string_view name) {
+    return ScopeName{null(function) ? UINT32_MAX : ts_node_start_byte(function), name};
   }
 
   // ---- frames: what runs a node per iteration / under a condition ----------------------------
@@ -334,7 +345,7 @@ struct Model::Impl {
     if (null(n)) return {};
     const std::string_view k = kind(n);
     if (k == "identifier") {
-      auto it = aliases.find(std::string(t(n)));
+      auto it = aliases.find(t(n));
       return it == aliases.end() ? std::string{} : it->second;
     }
     if (k == "attribute") {
@@ -352,13 +363,13 @@ struct Model::Impl {
       for (TSNode c : ts::named_children(stmt)) {
         if (is(c, "dotted_name")) {
           const std::string full(t(c));
-          const std::string first = full.substr(0, full.find('.'));
-          aliases[first] = first;
+          const std::string_view first = t(c).substr(0, t(c).find('.'));  // a view into the source
+          aliases[first] = std::string(first);
           imported_modules.push_back(full);
           import_nodes.emplace_back(full, stmt);
         } else if (is(c, "aliased_import")) {
           const std::string full(t(field(c, "name")));
-          aliases[std::string(t(field(c, "alias")))] = full;
+          aliases[t(field(c, "alias"))] = full;
           imported_modules.push_back(full);
           import_nodes.emplace_back(full, stmt);
         }
@@ -374,9 +385,9 @@ struct Model::Impl {
         TSNode c = ts_node_named_child(stmt, i);
         if (ts::same(c, mod)) continue;
         if (is(c, "dotted_name")) {
-          aliases[std::string(t(c))] = module + "." + std::string(t(c));
+          aliases[t(c)] = module + "." + std::string(t(c));
         } else if (is(c, "aliased_import")) {
-          aliases[std::string(t(field(c, "alias")))] = module + "." + std::string(t(field(c, "name")));
+          aliases[t(field(c, "alias"))] = module + "." + std::string(t(field(c, "name")));
         }
       }
     }
@@ -394,7 +405,10 @@ struct Model::Impl {
     }
     TSNode args = field(n, "arguments");
     if (is(args, "argument_list")) {
-      for (TSNode a : ts::named_children(args)) {
+      // Argument lists are short: indexed access avoids a cursor allocation per call.
+      const uint32_t count = ts_node_named_child_count(args);
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode a = ts_node_named_child(args, i);
         const std::string_view k = kind(a);
         if (k == "keyword_argument") {
           ci.keywords.push_back({t(field(a, "name")), field(a, "value"), {}, {}});
@@ -447,10 +461,10 @@ struct Model::Impl {
       return true;
     }
     if (k == "identifier") {
-      const std::string name(t(expr));
+      const std::string_view name = t(expr);
       // Function scope first, then module scope.
       for (TSNode scope : {function, TSNode{}}) {
-        const std::string sk = scope_key(scope, name);
+        const ScopeName sk = scope_key(scope, name);
         if (opaque.count(sk)) return false;
         auto it = assigns.find(sk);
         if (it == assigns.end()) {
@@ -458,7 +472,7 @@ struct Model::Impl {
           continue;
         }
         if (it->second.size() != 1) return false;
-        if (!dict_entries(it->second.front().value, scope, out, depth + 1)) return false;
+        if (!dict_entries(all_assigns[it->second.front()].value, scope, out, depth + 1)) return false;
         // Mutations in the same scope: name.update(...), name["k"] = v.
         for (size_t i = 0; i < calls.size(); ++i) {
           const CallInfo& c = calls[i];
@@ -563,14 +577,14 @@ struct Model::Impl {
       return Value{};
     }
     if (k == "identifier") {
-      const std::string name(t(n));
+      const std::string_view name = t(n);
       for (TSNode scope : {function, TSNode{}}) {
-        const std::string sk = scope_key(scope, name);
+        const ScopeName sk = scope_key(scope, name);
         if (opaque.count(sk)) return Value{};
         auto it = assigns.find(sk);
         if (it == assigns.end()) continue;
         if (it->second.size() != 1) return Value{};
-        return eval(it->second.front().value, scope, depth + 1);
+        return eval(all_assigns[it->second.front()].value, scope, depth + 1);
       }
       return Value{};
     }
@@ -939,59 +953,67 @@ struct Model::Impl {
           kind_slot[i] = slot;
     }
 
+    // One level per node being descended into: its symbol kind, and the frame/function counts its
+    // children start from (each child first resets to them, dropping what a sibling pushed).
     struct Level {
-      size_t frames_before;
-      size_t function_before;
+      TSNode node;
+      Sym sym;
+      size_t frames_base;
+      size_t functions_base;
     };
     std::vector<Level> levels;
     std::vector<Frame> frames;
     std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
+    const auto& table = sym_table();
     TSTreeCursor cursor = ts_tree_cursor_new(root);
-    TSNode parent{};
-    auto enter = [&](TSNode n, TSNode parent_node, TSFieldId fid) {
-      levels.push_back({frames.size(), functions_open.size()});
-      if (!ts_node_is_named(n)) return;
-      if (!null(parent_node)) push_entering(parent_node, n, fid, frames);
+    // Visits the cursor's node; returns its Sym for the level pushed if it is descended into.
+    auto enter = [&]() -> Sym {
+      TSNode n = ts_tree_cursor_current_node(&cursor);
+      if (!levels.empty()) {
+        const Level& up = levels.back();
+        frames.resize(up.frames_base);
+        functions_open.resize(up.functions_base);
+      }
+      if (!ts_node_is_named(n)) return Sym::Other;
       const TSSymbol s = ts_node_symbol(n);
       if (s < kind_slot.size() && kind_slot[s] >= 0) by_kind_lists[kind_slot[s]].push_back(n);
-      const Sym k = s < sym_table().size() ? sym_table()[s] : Sym::Other;
+      if (!levels.empty()) {
+        const Sym up = levels.back().sym;
+        if (up == Sym::For || up == Sym::While || up == Sym::If || up == Sym::Elif)
+          push_entering(levels.back().node, n, ts_tree_cursor_current_field_id(&cursor), frames);
+      }
+      const Sym k = s < table.size() ? table[s] : Sym::Other;
       if (k != Sym::Other) {
         Context ctx;
         if (!functions_open.empty()) ctx.function = functions_open.back().first;
         const size_t from = functions_open.empty() ? 0 : functions_open.back().second;
-        ctx.frames.assign(frames.begin() + static_cast<std::ptrdiff_t>(from), frames.end());
-        visit(n, k, parent_node, std::move(ctx));
+        if (from < frames.size()) ctx.frames.assign(frames.begin() + static_cast<std::ptrdiff_t>(from), frames.end());
+        visit(n, k, levels.empty() ? TSNode{} : levels.back().node, std::move(ctx));
       }
       if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
       push_inside(n, frames);
+      return k;
     };
-    auto leave = [&] {
-      frames.resize(levels.back().frames_before);
-      functions_open.resize(levels.back().function_before);
-      levels.pop_back();
-    };
-    std::vector<TSNode> parents;  // named or not: the cursor's ancestors
-    enter(root, TSNode{}, 0);
+    Sym current = enter();
     for (;;) {
-      TSNode current = ts_tree_cursor_current_node(&cursor);
+      TSNode node = ts_tree_cursor_current_node(&cursor);
+      const size_t fb = frames.size(), nb = functions_open.size();
       if (ts_tree_cursor_goto_first_child(&cursor)) {
-        parents.push_back(current);
-        enter(ts_tree_cursor_current_node(&cursor), current, ts_tree_cursor_current_field_id(&cursor));
+        levels.push_back({node, current, fb, nb});
+        current = enter();
         continue;
       }
       bool done = false;
       for (;;) {
-        leave();
         if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-          parent = parents.empty() ? TSNode{} : parents.back();
-          enter(ts_tree_cursor_current_node(&cursor), parent, ts_tree_cursor_current_field_id(&cursor));
+          current = enter();
           break;
         }
         if (!ts_tree_cursor_goto_parent(&cursor)) {
           done = true;
           break;
         }
-        parents.pop_back();
+        levels.pop_back();
       }
       if (done) break;
     }
@@ -1042,9 +1064,9 @@ struct Model::Impl {
         TSNode left = field(n, "left"), right = field(n, "right");
         if (null(right)) break;  // annotation only
         if (is(left, "identifier")) {
-          assigns[scope_key(ctx.function, t(left))].push_back({left, right, parent, ctx});
+          assigns[scope_key(ctx.function, t(left))].push_back(all_assigns.size());
         } else {
-          std::vector<std::string> names;
+          std::vector<std::string_view> names;
           bound_names(left, text, names);
           for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
         }
@@ -1054,7 +1076,7 @@ struct Model::Impl {
       case Sym::For:
       case Sym::While: {
         if (k == Sym::For) {
-          std::vector<std::string> names;
+          std::vector<std::string_view> names;
           bound_names(field(n, "left"), text, names);
           for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
         }

@@ -2,6 +2,7 @@
 #include "parser/ts.hpp"
 
 #include <stdexcept>
+#include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -17,6 +18,18 @@ Parser::Parser() : parser_(ts_parser_new()) {
 Tree Parser::parse(std::string_view text) {
   ts_parser_reset(parser_.get());
   return Tree(ts_parser_parse_string(parser_.get(), nullptr, text.data(), static_cast<uint32_t>(text.size())));
+}
+
+TSFieldId field_id(std::string_view name) {
+  static const std::unordered_map<std::string_view, TSFieldId> ids = [] {
+    std::unordered_map<std::string_view, TSFieldId> m;
+    const TSLanguage* lang = python_language();
+    const uint32_t count = ts_language_field_count(lang);
+    for (uint32_t i = 1; i <= count; ++i) m.emplace(ts_language_field_name_for_id(lang, static_cast<TSFieldId>(i)), static_cast<TSFieldId>(i));
+    return m;
+  }();
+  auto it = ids.find(name);
+  return it == ids.end() ? 0 : it->second;
 }
 
 std::vector<TSNode> named_children(TSNode n) {

@@ -51,9 +51,9 @@ inline std::string_view text(TSNode n, std::string_view src) {
   const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   return s <= e && e <= src.size() ? src.substr(s, e - s) : std::string_view{};
 }
-inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
-}
+// Field ids by name, looked up in a table built once (ts_language_field_id_for_name scans linearly).
+TSFieldId field_id(std::string_view name);
+inline TSNode field(TSNode n, const char* name) { return ts_node_child_by_field_id(n, field_id(name)); }
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
 std::vector<TSNode> named_children(TSNode n);
 
