@@ -113,7 +113,9 @@ struct ScopeNameHash {
 // Node kinds the model dispatches on, by grammar symbol (compared as integers, not strings).
 enum class Sym : uint8_t {
   Other, Call, For, While, If, Elif, Else, ConditionalExpression, Lambda, Class, Comprehension, Function,
-  Assignment, AugmentedAssignment, Import, ImportFrom, With, StringContent
+  Assignment, AugmentedAssignment, Import, ImportFrom, With, StringContent,
+  // Parts of a call, filled in as the walk passes them (no field look-ups per call).
+  Attribute, ArgumentList, KeywordArgument, DictionarySplat, ListSplat, Comment
 };
 
 const std::vector<Sym>& sym_table() {
@@ -130,7 +132,9 @@ const std::vector<Sym>& sym_table() {
         {"dictionary_comprehension", Sym::Comprehension}, {"function_definition", Sym::Function},
         {"assignment", Sym::Assignment}, {"augmented_assignment", Sym::AugmentedAssignment},
         {"import_statement", Sym::Import}, {"import_from_statement", Sym::ImportFrom},
-        {"with_statement", Sym::With}, {"string_content", Sym::StringContent}};
+        {"with_statement", Sym::With}, {"string_content", Sym::StringContent}, {"attribute", Sym::Attribute},
+        {"argument_list", Sym::ArgumentList}, {"keyword_argument", Sym::KeywordArgument},
+        {"dictionary_splat", Sym::DictionarySplat}, {"list_splat", Sym::ListSplat}, {"comment", Sym::Comment}};
     for (uint32_t i = 0; i < count; ++i) {
       if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
       const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
@@ -150,14 +154,18 @@ Sym sym(TSNode n) {
 }
 
 struct FieldIds {
-  TSFieldId body, consequence, condition;
+  TSFieldId body, consequence, condition, function, arguments, object, attribute;
 };
 const FieldIds& fields() {
   static const FieldIds f = [] {
     const TSLanguage* lang = ts::python_language();
     return FieldIds{ts_language_field_id_for_name(lang, "body", 4),
                     ts_language_field_id_for_name(lang, "consequence", 11),
-                    ts_language_field_id_for_name(lang, "condition", 9)};
+                    ts_language_field_id_for_name(lang, "condition", 9),
+                    ts_language_field_id_for_name(lang, "function", 8),
+                    ts_language_field_id_for_name(lang, "arguments", 9),
+                    ts_language_field_id_for_name(lang, "object", 6),
+                    ts_language_field_id_for_name(lang, "attribute", 9)};
   }();
   return f;
 }
@@ -180,8 +188,8 @@ struct Model::Impl {
 
   // calls
   std::vector<CallInfo> calls;
+  mutable size_t call_hint = 0;  // last call found (a model is used by one thread)
   std::vector<Context> call_ctx;
-  std::unordered_map<NodeKey, size_t, NodeKeyHash> call_index;
 
   // assignments: (scope, name) -> right-hand sides; names rebound in ways we cannot follow
   struct Assign {
@@ -202,7 +210,7 @@ struct Model::Impl {
     bool step_fn = false;
   };
   std::vector<Function> functions;
-  std::unordered_map<std::string, std::vector<size_t>> functions_by_name;
+  std::unordered_map<std::string_view, std::vector<size_t>> functions_by_name;  // views into the source
   std::unordered_map<NodeKey, size_t, NodeKeyHash> fn_index;
   std::vector<std::vector<size_t>> call_callees;  // per call: same-file functions it may call
   std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
@@ -394,40 +402,44 @@ struct Model::Impl {
   }
 
   // ---- calls ----------------------------------------------------------------------------------
+  // The walk fills the callee, receiver, method and arguments as it passes them.
   void record_call(TSNode n, Context ctx) {
     CallInfo ci;
     ci.node = n;
-    ci.function = field(n, "function");
-    ci.qualname = qualname_of(ci.function);
-    if (is(ci.function, "attribute")) {
-      ci.method = t(field(ci.function, "attribute"));
-      ci.receiver = field(ci.function, "object");
-    }
-    TSNode args = field(n, "arguments");
-    if (is(args, "argument_list")) {
-      // Argument lists are short: indexed access avoids a cursor allocation per call.
-      const uint32_t count = ts_node_named_child_count(args);
-      for (uint32_t i = 0; i < count; ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        const std::string_view k = kind(a);
-        if (k == "keyword_argument") {
-          ci.keywords.push_back({t(field(a, "name")), field(a, "value"), {}, {}});
-        } else if (k == "dictionary_splat") {
-          // resolved after the walk (assignments may come later in document order? no: earlier,
-          // but the whole scope is known only after the walk)
-          ci.keywords.push_back({"**", a, {}, {}});
-        } else if (k == "list_splat") {
-          ci.star_args = true;
-        } else if (k != "comment") {
-          ci.positional.push_back(a);
-        }
-      }
-    } else if (!null(args)) {
-      ci.positional.push_back(args);  // generator argument: f(x for x in y)
-    }
-    call_index.emplace(key(n), calls.size());
     calls.push_back(std::move(ci));
     call_ctx.push_back(std::move(ctx));
+  }
+
+  // After the walk: qualified names (imports are all known by then) and the CUDA evidence.
+  void finish_calls() {
+    for (auto& c : calls) {
+      c.qualname = qualname_of(c.function);
+      if (!null(cuda_node) && ts_node_start_byte(cuda_node) < ts_node_start_byte(c.node)) continue;
+      if (c.method == "cuda" || c.qualname == "torch.cuda.set_device" || c.qualname == "torch.cuda.synchronize" ||
+          c.qualname == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0)
+        cuda_node = c.node;
+    }
+  }
+
+  // 'cuda', "cuda:0", f"cuda:{rank}": the string's content is or starts with a CUDA device.
+  static bool is_cuda_literal(std::string_view lit) {
+    const size_t q = lit.find_first_of("'\"");
+    if (q == std::string_view::npos) return false;
+    size_t quotes = 1;
+    if (lit.size() >= q + 3 && lit[q + 1] == lit[q] && lit[q + 2] == lit[q]) quotes = 3;
+    if (lit.size() < q + 2 * quotes) return false;
+    const std::string_view content = lit.substr(q + quotes, lit.size() - q - 2 * quotes);
+    return content == "cuda" || content.rfind("cuda:", 0) == 0;
+  }
+
+  static bool needs_context(Sym k) {
+    switch (k) {
+      case Sym::Call: case Sym::StringContent: case Sym::Import: case Sym::ImportFrom: case Sym::Assignment:
+      case Sym::AugmentedAssignment: case Sym::For: case Sym::While: case Sym::Function: case Sym::With:
+        return true;
+      default:
+        return false;
+    }
   }
 
   // Entries of a dict-valued name or expression, as (key, value, site) triples. False when unknown.
@@ -506,6 +518,7 @@ struct Model::Impl {
   void resolve_kwargs() {
     for (size_t i = 0; i < calls.size(); ++i) {
       CallInfo& c = calls[i];
+      if (std::none_of(c.keywords.begin(), c.keywords.end(), [](const Argument& a) { return a.name == "**"; })) continue;
       std::vector<Argument> resolved;
       bool any = false;
       for (auto& kw : c.keywords) {
@@ -620,13 +633,27 @@ struct Model::Impl {
     return Value{};
   }
 
+  // Calls are recorded in pre-order, so their start bytes never decrease: binary search, then the
+  // few calls starting at the same byte (`a.b().c()` and `a.b()`).
+  size_t find_call(TSNode n) const {
+    // Rules are handed calls in document order: the next one is usually right after the last.
+    for (size_t i = call_hint; i < calls.size() && i < call_hint + 2; ++i)
+      if (ts::same(calls[i].node, n)) return call_hint = i;
+    const uint32_t start = ts_node_start_byte(n);
+    auto it = std::lower_bound(calls.begin(), calls.end(), start,
+                               [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
+    for (; it != calls.end() && ts_node_start_byte(it->node) == start; ++it)
+      if (ts::same(it->node, n)) return call_hint = static_cast<size_t>(it - calls.begin());
+    return SIZE_MAX;
+  }
+
   const CallInfo* call_info(TSNode n) const {
-    auto it = call_index.find(key(n));
-    return it == call_index.end() ? nullptr : &calls[it->second];
+    const size_t i = find_call(n);
+    return i == SIZE_MAX ? nullptr : &calls[i];
   }
   const Context* call_context(TSNode n) const {
-    auto it = call_index.find(key(n));
-    return it == call_index.end() ? nullptr : &call_ctx[it->second];
+    const size_t i = find_call(n);
+    return i == SIZE_MAX ? nullptr : &call_ctx[i];
   }
 
   const ArgOption* find_option(std::string_view dest) const {
@@ -698,7 +725,7 @@ struct Model::Impl {
     if (is(c.function, "identifier")) name = t(c.function);
     else if (is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self") name = c.method;
     if (name.empty()) return {};
-    auto it = functions_by_name.find(std::string(name));
+    auto it = functions_by_name.find(name);
     return it == functions_by_name.end() ? std::vector<size_t>{} : it->second;
   }
 
@@ -953,60 +980,102 @@ struct Model::Impl {
           kind_slot[i] = slot;
     }
 
-    // One level per node being descended into: its symbol kind, and the frame/function counts its
-    // children start from (each child first resets to them, dropping what a sibling pushed).
+    // One level per node being descended into: its symbol kind, the frame/function counts its
+    // children start from (each child first resets to them, dropping what a sibling pushed), and
+    // the call it belongs to when it is a call, the call's callee attribute, or its argument list.
+    enum class Role : uint8_t { None, Call, Callee, Arguments };
     struct Level {
       TSNode node;
       Sym sym;
+      Role role;
+      int32_t call;
       size_t frames_base;
       size_t functions_base;
+    };
+    struct Entered {
+      Sym sym = Sym::Other;
+      Role role = Role::None;
+      int32_t call = -1;
     };
     std::vector<Level> levels;
     std::vector<Frame> frames;
     std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
     const auto& table = sym_table();
+    const FieldIds& fid_of = fields();
+    // Named-ness by symbol: one table look-up instead of a call per node.
+    std::vector<bool> named(ts_language_symbol_count(lang));
+    for (uint32_t i = 0; i < named.size(); ++i)
+      named[i] = ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular;
     TSTreeCursor cursor = ts_tree_cursor_new(root);
-    // Visits the cursor's node; returns its Sym for the level pushed if it is descended into.
-    auto enter = [&]() -> Sym {
-      TSNode n = ts_tree_cursor_current_node(&cursor);
-      if (!levels.empty()) {
-        const Level& up = levels.back();
-        frames.resize(up.frames_base);
-        functions_open.resize(up.functions_base);
+    // Visits the cursor's node `n`; returns what a level pushed for it needs to know.
+    auto enter = [&](TSNode n) -> Entered {
+      Entered e;
+      const Level* up = levels.empty() ? nullptr : &levels.back();
+      if (up) {
+        frames.resize(up->frames_base);
+        functions_open.resize(up->functions_base);
       }
-      if (!ts_node_is_named(n)) return Sym::Other;
       const TSSymbol s = ts_node_symbol(n);
+      if (s >= named.size() || !named[s]) return e;
       if (s < kind_slot.size() && kind_slot[s] >= 0) by_kind_lists[kind_slot[s]].push_back(n);
-      if (!levels.empty()) {
-        const Sym up = levels.back().sym;
-        if (up == Sym::For || up == Sym::While || up == Sym::If || up == Sym::Elif)
-          push_entering(levels.back().node, n, ts_tree_cursor_current_field_id(&cursor), frames);
-      }
       const Sym k = s < table.size() ? table[s] : Sym::Other;
-      if (k != Sym::Other) {
+      e.sym = k;
+      if (up) {
+        const Sym us = up->sym;
+        if (us == Sym::For || us == Sym::While || us == Sym::If || us == Sym::Elif) {
+          push_entering(up->node, n, ts_tree_cursor_current_field_id(&cursor), frames);
+        } else if (up->role == Role::Call) {
+          const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+          CallInfo& c = calls[up->call];
+          if (f == fid_of.function) {
+            c.function = n;
+            if (k == Sym::Attribute) e = {k, Role::Callee, up->call};
+          } else if (f == fid_of.arguments) {
+            if (k == Sym::ArgumentList) e = {k, Role::Arguments, up->call};
+            else c.positional.push_back(n);  // f(x for x in y)
+          }
+        } else if (up->role == Role::Callee) {
+          const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+          if (f == fid_of.object) calls[up->call].receiver = n;
+          else if (f == fid_of.attribute) calls[up->call].method = t(n);
+        } else if (up->role == Role::Arguments) {
+          CallInfo& c = calls[up->call];
+          switch (k) {
+            case Sym::KeywordArgument: c.keywords.push_back({t(field(n, "name")), field(n, "value"), {}, {}}); break;
+            case Sym::DictionarySplat: c.keywords.push_back({"**", n, {}, {}}); break;  // resolved after the walk
+            case Sym::ListSplat: c.star_args = true; break;
+            case Sym::Comment: break;
+            default: c.positional.push_back(n); break;
+          }
+        }
+      }
+      if (needs_context(k)) {
         Context ctx;
         if (!functions_open.empty()) ctx.function = functions_open.back().first;
         const size_t from = functions_open.empty() ? 0 : functions_open.back().second;
         if (from < frames.size()) ctx.frames.assign(frames.begin() + static_cast<std::ptrdiff_t>(from), frames.end());
-        visit(n, k, levels.empty() ? TSNode{} : levels.back().node, std::move(ctx));
+        if (k == Sym::Call) e = {k, Role::Call, static_cast<int32_t>(calls.size())};
+        visit(n, k, up ? up->node : TSNode{}, std::move(ctx));
       }
       if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
       push_inside(n, frames);
-      return k;
+      return e;
     };
-    Sym current = enter();
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    Entered current = enter(node);
     for (;;) {
-      TSNode node = ts_tree_cursor_current_node(&cursor);
       const size_t fb = frames.size(), nb = functions_open.size();
       if (ts_tree_cursor_goto_first_child(&cursor)) {
-        levels.push_back({node, current, fb, nb});
-        current = enter();
+        levels.push_back({node, current.sym, current.role, current.call, fb, nb});
+        node = ts_tree_cursor_current_node(&cursor);
+        current = enter(node);
         continue;
       }
       bool done = false;
       for (;;) {
         if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-          current = enter();
+          node = ts_tree_cursor_current_node(&cursor);
+          current = enter(node);
           break;
         }
         if (!ts_tree_cursor_goto_parent(&cursor)) {
@@ -1019,6 +1088,7 @@ struct Model::Impl {
     }
     ts_tree_cursor_delete(&cursor);
 
+    finish_calls();
     link_calls();
     collect_argparse();
     resolve_kwargs();
@@ -1028,27 +1098,13 @@ struct Model::Impl {
 
   void visit(TSNode n, Sym k, TSNode parent, Context ctx) {
     switch (k) {
-      case Sym::Call: {
-        if (null(cuda_node)) {
-          TSNode fn = field(n, "function");
-          if (is(fn, "attribute") && t(field(fn, "attribute")) == "cuda") cuda_node = n;
-          else {
-            const std::string q = qualname_of(fn);
-            if (q == "torch.cuda.set_device" || q == "torch.cuda.synchronize" || q == "torch.cuda.current_device" ||
-                q.rfind("torch.cuda.amp.", 0) == 0)
-              cuda_node = n;
-          }
-        }
+      case Sym::Call:
         record_call(n, std::move(ctx));
         break;
-      }
       case Sym::StringContent: {
         if (!null(cuda_node)) break;
-        const std::string_view s = t(n);
         // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
-        if ((s == "cuda" || s.rfind("cuda:", 0) == 0) && ts_node_named_child_count(parent) >= 2 &&
-            ts::same(ts_node_named_child(parent, 1), n))
-          cuda_node = parent;
+        if (is_cuda_literal(t(parent))) cuda_node = parent;
         break;
       }
       case Sym::Import:
@@ -1097,7 +1153,7 @@ struct Model::Impl {
             opaque.insert(scope_key(n, t(id)));
           }
         }
-        functions_by_name[f.name].push_back(functions.size());
+        functions_by_name[t(field(n, "name"))].push_back(functions.size());
         fn_index.emplace(key(n), functions.size());
         functions.push_back(std::move(f));
         break;

@@ -2,6 +2,7 @@
 #include "parser/source.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace perflint {
 namespace {
@@ -11,6 +12,14 @@ size_t find_invalid_utf8(std::string_view s) {
   size_t i = 0;
   const size_t n = s.size();
   while (i < n) {
+    // ASCII fast path: 8 bytes at a time while none has the high bit set.
+    while (i + 8 <= n) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if (word & 0x8080808080808080ull) break;
+      i += 8;
+    }
+    if (i >= n) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) { ++i; continue; }
     size_t len = 0;
@@ -51,9 +60,15 @@ Expected<SourceFile> SourceFile::from_bytes(std::string path, std::string bytes)
   // Line index first so errors can name a line.
   f.line_starts_.push_back(0);
   const std::string& t = f.text_;
-  for (uint32_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '\n') f.line_starts_.push_back(i + 1);
-    else if (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n')) f.line_starts_.push_back(i + 1);
+  if (t.find('\r') == std::string::npos) {
+    // The common case: only \n terminators, found with memchr.
+    for (const char* p = t.data(); (p = static_cast<const char*>(std::memchr(p, '\n', t.data() + t.size() - p)));)
+      f.line_starts_.push_back(static_cast<uint32_t>(++p - t.data()));
+  } else {
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (t[i] == '\n') f.line_starts_.push_back(i + 1);
+      else if (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n')) f.line_starts_.push_back(i + 1);
+    }
   }
   if (auto nul = t.find('\0'); nul != std::string::npos) {
     const Position p = f.position(static_cast<uint32_t>(nul));
