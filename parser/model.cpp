@@ -647,6 +647,33 @@ struct Model::Impl {
     return SIZE_MAX;
   }
 
+  // The innermost function whose body holds `n` (functions are in pre-order), or null.
+  TSNode function_containing(TSNode n) const {
+    const uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    auto it = std::upper_bound(functions.begin(), functions.end(), start,
+                               [](uint32_t s, const Function& f) { return s < ts_node_start_byte(f.node); });
+    while (it != functions.begin()) {
+      --it;
+      if (ts_node_end_byte(it->node) >= end && !ts::same(it->node, n)) return it->node;
+    }
+    return TSNode{};
+  }
+
+  // The context of any node: its own when it is a call, else that of the innermost call around it
+  // (a receiver or an argument runs where its call runs), else by climbing the parents.
+  Context context_of(TSNode n) const {
+    if (const Context* c = call_context(n)) return *c;
+    const uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    auto it = std::upper_bound(calls.begin(), calls.end(), start,
+                               [](uint32_t s, const CallInfo& c) { return s < ts_node_start_byte(c.node); });
+    // Walk back over calls that start earlier; the first that also ends later contains `n`.
+    for (size_t steps = 0; it != calls.begin() && steps < 64; ++steps) {
+      --it;
+      if (ts_node_end_byte(it->node) >= end) return call_ctx[static_cast<size_t>(it - calls.begin())];
+    }
+    return context_by_climbing(n);
+  }
+
   const CallInfo* call_info(TSNode n) const {
     const size_t i = find_call(n);
     return i == SIZE_MAX ? nullptr : &calls[i];
@@ -1245,10 +1272,7 @@ const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
 
 Value Model::evaluate(TSNode expr) const {
   const Context* ctx = impl_->call_context(expr);
-  TSNode fn{};
-  if (ctx) fn = ctx->function;
-  else fn = enclosing(expr, "function_definition");
-  return impl_->eval(expr, fn, 0);
+  return impl_->eval(expr, ctx ? ctx->function : impl_->function_containing(expr), 0);
 }
 
 const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->find_option(dest); }
@@ -1294,7 +1318,7 @@ StepContext Model::step_context(TSNode node) const {
 bool Model::is_batch_expression(TSNode expr) const {
   TSNode r = root_identifier(expr);
   if (null(r)) return false;
-  Impl::StepWhere w = impl_->step_where(impl_->context_by_climbing(expr));
+  Impl::StepWhere w = impl_->step_where(impl_->context_of(expr));
   if (w.loop < 0) return false;
   const auto& names = impl_->loops[w.loop].batch_names;
   return std::find(names.begin(), names.end(), impl_->t(r)) != names.end();
@@ -1303,8 +1327,7 @@ bool Model::is_batch_expression(TSNode expr) const {
 const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {
   TSNode r = root_identifier(expr);
   if (null(r)) return nullptr;
-  Context ctx = impl_->context_by_climbing(expr);
-  Impl::StepWhere w = impl_->step_where(ctx);
+  Impl::StepWhere w = impl_->step_where(impl_->context_of(expr));
   if (w.loop < 0) return nullptr;
   const auto& l = impl_->loops[w.loop];
   if (std::find(l.batch_names.begin(), l.batch_names.end(), impl_->t(r)) == l.batch_names.end()) return nullptr;
@@ -1327,6 +1350,7 @@ bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
 TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
 
 TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
+  if (kind_name == "function_definition") return impl_->function_containing(node);
   for (TSNode p = ts_node_parent(node); !null(p); p = ts_node_parent(p))
     if (kind(p) == kind_name) return p;
   return TSNode{};
