@@ -996,16 +996,24 @@ struct Model::Impl {
   // each level remembers how many frames existed before it, and leaving it restores that.
   void build(TSNode root, const std::vector<std::string>& wanted) {
     const TSLanguage* lang = ts::python_language();
-    kind_slot.assign(ts_language_symbol_count(lang), -1);
-    for (const auto& k : wanted) {
-      const int slot = static_cast<int>(by_kind_lists.size());
-      by_kind_lists.emplace_back();
-      by_kind_names.emplace(k, slot);
-      for (uint32_t i = 0; i < kind_slot.size(); ++i)
-        if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeAuxiliary &&
-            k == ts_language_symbol_name(lang, static_cast<TSSymbol>(i)))
-          kind_slot[i] = slot;
+    // symbol -> slot for the wanted kinds; the engine asks for the same kinds every file.
+    struct SlotCache {
+      std::vector<std::string> wanted;
+      std::vector<int> slots;
+    };
+    static thread_local SlotCache cache;
+    if (cache.wanted != wanted || cache.slots.empty()) {
+      cache.wanted = wanted;
+      cache.slots.assign(ts_language_symbol_count(lang), -1);
+      for (size_t w = 0; w < wanted.size(); ++w)
+        for (uint32_t i = 0; i < cache.slots.size(); ++i)
+          if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeAuxiliary &&
+              wanted[w] == ts_language_symbol_name(lang, static_cast<TSSymbol>(i)))
+            cache.slots[i] = static_cast<int>(w);
     }
+    kind_slot = cache.slots;
+    by_kind_lists.resize(wanted.size());
+    for (size_t w = 0; w < wanted.size(); ++w) by_kind_names.emplace(wanted[w], static_cast<int>(w));
 
     // One level per node being descended into: its symbol kind, the frame/function counts its
     // children start from (each child first resets to them, dropping what a sibling pushed), and
@@ -1030,9 +1038,12 @@ struct Model::Impl {
     const auto& table = sym_table();
     const FieldIds& fid_of = fields();
     // Named-ness by symbol: one table look-up instead of a call per node.
-    std::vector<bool> named(ts_language_symbol_count(lang));
-    for (uint32_t i = 0; i < named.size(); ++i)
-      named[i] = ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular;
+    static const std::vector<bool> named = [lang] {
+      std::vector<bool> v(ts_language_symbol_count(lang));
+      for (uint32_t i = 0; i < v.size(); ++i)
+        v[i] = ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular;
+      return v;
+    }();
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     // Visits the cursor's node `n`; returns what a level pushed for it needs to know.
     auto enter = [&](TSNode n) -> Entered {
