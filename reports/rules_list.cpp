@@ -32,6 +32,7 @@ std::string write_rule_list(const std::vector<const RuleInfo*>& rules, bool colo
       std::string line = "  " + (color ? bold(r->code) + std::string(code_w - r->code.size(), ' ') : pad(r->code, code_w)) +
                          "  " + pad(r->name, name_w) + "  " + pad(to_string(r->severity), sev_w) + "  " +
                          std::string(r->summary);
+      if (std::find(r->tags.begin(), r->tags.end(), "opt-in") != r->tags.end()) line += " (opt-in: select it by code)";
       out += line + "\n";
     }
   }

@@ -9,9 +9,14 @@ cd "$(dirname "$0")/.."
 want_tests=0
 [[ "${1:-}" == "--tests" ]] && want_tests=1
 
-packages=(cmake ninja-build g++ git nodejs npm libcli11-dev libtomlplusplus-dev libgtest-dev)
+# Tools are checked by command (a machine may have them from elsewhere, e.g. Node.js from its own
+# repository, whose npm conflicts with Debian's); libraries by Debian package.
 missing=()
-for p in "${packages[@]}"; do
+declare -A tools=([cmake]=cmake [ninja]=ninja-build [g++]=g++ [git]=git [node]=nodejs [npm]=npm)
+for t in cmake ninja g++ git node npm; do
+  command -v "$t" >/dev/null 2>&1 || missing+=("${tools[$t]}")
+done
+for p in libcli11-dev libtomlplusplus-dev libgtest-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then

@@ -44,11 +44,12 @@ class RulePFL103 final : public Rule {
     if (copy->non_blocking_node.id) message.append(" (non_blocking=False)");
     message.append(" every step: the host waits for the copy before it can queue the forward pass");
     Finding& f = out.report(node, std::move(message), std::move(fix));
-    if (copy->device_is_variable)
-    {
+    if (copy->device_is_variable) {
+      // Point at what made us think so (the script's CUDA use), not at the copy itself.
       std::string note = "assumes `";
-      note.append(model.text(copy->device)).append("` is a CUDA device");
-      f.notes.push_back(out.note(copy->device, std::move(note)));
+      note.append(model.text(copy->device)).append("` is a CUDA device (the script uses CUDA at line ");
+      note.append(std::to_string(line_of(out, model.cuda_evidence()))).append(")");
+      f.notes.push_back(Note{std::move(note), std::nullopt});
     }
     if (pin && !pin->value)
       f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));

@@ -53,7 +53,7 @@ class RulePFL202 final : public Rule {
  public:
   const RuleInfo& info() const override {
     static const RuleInfo i{"PFL202", "per-step-host-transfer", "host-sync", Severity::Warning,
-                            "Tensor copied to the host every training step (.cpu(), .numpy(), .tolist(), float(t), print(t))", true, {}};
+                            "Tensor copied to the host every training step (.cpu(), .tolist(), float(t), print(t))", true, {}};
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
