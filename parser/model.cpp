@@ -895,6 +895,43 @@ struct Model::Impl {
     return e;
   }
 
+  static constexpr int kNotReturned = -2;
+
+  // Where `fn` returns the local `name`: -1 alone (`return name`), i for the i-th item of a
+  // returned tuple, kNotReturned when it does not.
+  int returned_index(TSNode fn, std::string_view name) const {
+    int found = kNotReturned;
+    ts::walk(field(fn, "body"), [&](TSNode n) {
+      if (found != kNotReturned || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition"))
+        return false;
+      if (!is(n, "return_statement")) return true;
+      TSNode v = ts_node_named_child(n, 0);
+      if (is(v, "identifier") && t(v) == name) found = -1;
+      else if (is(v, "expression_list") || is(v, "tuple")) {
+        auto items = ts::named_children(v);
+        for (size_t k = 0; k < items.size(); ++k)
+          if (is(items[k], "identifier") && t(items[k]) == name) found = static_cast<int>(k);
+      }
+      return false;
+    });
+    return found;
+  }
+
+  // The name the caller binds to `fn(...)`'s result (`x = fn()`; index i of `a, b = fn()`), or "".
+  std::string bound_to_result(TSNode fn, int index) const {
+    const std::string_view fname = t(field(fn, "name"));
+    for (const auto& a : all_assigns) {
+      if (!is(a.value, "call") || last_component(t(field(a.value, "function"))) != fname) continue;
+      if (index < 0 && is(a.target, "identifier")) return std::string(t(a.target));
+      if (index >= 0 && (is(a.target, "pattern_list") || is(a.target, "tuple_pattern"))) {
+        auto names = ts::named_children(a.target);
+        if (static_cast<size_t>(index) < names.size() && is(names[index], "identifier"))
+          return std::string(t(names[index]));
+      }
+    }
+    return {};
+  }
+
   void collect_loaders() {
     for (size_t i = 0; i < calls.size(); ++i) {
       const CallInfo& c = calls[i];
@@ -903,15 +940,27 @@ struct Model::Impl {
       DataLoaderInfo d;
       d.call = &c;
       TSNode parent = ts_node_parent(c.node);
+      TSNode fn = call_ctx[i].function;
       if (is(parent, "assignment") && ts::same(field(parent, "right"), c.node)) {
         d.variable = std::string(t(field(parent, "left")));
-      } else if (is(parent, "return_statement") && !null(call_ctx[i].function)) {
-        // `return DataLoader(...)`: the loader is whatever the caller binds the result to.
-        const std::string fname(t(field(call_ctx[i].function, "name")));
-        for (const auto& a : all_assigns)
-          if (is(a.value, "call") && last_component(t(field(a.value, "function"))) == fname &&
-              is(a.target, "identifier"))
-            d.variable = std::string(t(a.target));
+        // Built in a function that returns it (alone or in a tuple): the caller's name for it.
+        if (is(field(parent, "left"), "identifier") && !null(fn)) {
+          const int index = returned_index(fn, t(field(parent, "left")));
+          if (index != kNotReturned) {
+            std::string caller_name = bound_to_result(fn, index);
+            if (!caller_name.empty()) d.variable = std::move(caller_name);
+          }
+        }
+      } else if (!null(fn) && is(parent, "return_statement")) {
+        d.variable = bound_to_result(fn, -1);  // `return DataLoader(...)`
+      } else if (!null(fn) && is(parent, "expression_list") && is(ts_node_parent(parent), "return_statement")) {
+        // `return DataLoader(...), DataLoader(...)`
+        int index = 0;
+        for (TSNode e : ts::named_children(parent)) {
+          if (ts::same(e, c.node)) break;
+          ++index;
+        }
+        d.variable = bound_to_result(fn, index);
       }
       loaders.push_back(std::move(d));
     }
@@ -978,6 +1027,32 @@ struct Model::Impl {
         if (!from_batch && is(a.value, "call") && t(field(a.value, "function")) == "next") from_batch = true;
         if (from_batch) bound_names(a.target, text, l.batch_names);
         break;
+      }
+    }
+    // Step functions called from a step loop with a batch: `def train_step(batch): x, y = batch`.
+    // Their parameters (and names unpacked from them) are batch names of that loop.
+    for (size_t fi = 0; fi < functions.size(); ++fi) {
+      if (!functions[fi].step_fn) continue;
+      const auto& params = functions[fi].params;
+      for (size_t ci : callers[fi]) {
+        const StepWhere w = step_where(call_ctx[ci]);
+        if (w.loop < 0) continue;
+        Loop& l = loops[w.loop];
+        const CallInfo& c = calls[ci];
+        const size_t skip = (!params.empty() && params.front() == "self" && is(c.function, "attribute")) ? 1 : 0;
+        std::vector<std::string_view> names;
+        for (size_t k = 0; k < c.positional.size() && k + skip < params.size(); ++k) {
+          TSNode r = root_identifier(c.positional[k]);
+          if (!null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end())
+            names.push_back(params[k + skip]);
+        }
+        if (names.empty()) continue;
+        for (const auto& a : all_assigns) {
+          if (!ts::same(a.ctx.function, functions[fi].node)) continue;
+          TSNode r = root_identifier(a.value);
+          if (!null(r) && std::find(names.begin(), names.end(), t(r)) != names.end()) bound_names(a.target, text, names);
+        }
+        l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
       }
     }
     // Unlinked loaders: assumed to feed the step loop when there is exactly one.

@@ -182,3 +182,54 @@ TEST(Model, DeepNestingDoesNotOverflow) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+
+TEST(Model, LoadersReturnedInATupleAreLinkedToTheCallersNames) {
+  auto b = build(
+      "from torch.utils.data import DataLoader\n"
+      "def get_loaders(args):\n"
+      "    train_dl = DataLoader(ds, num_workers=0)\n"
+      "    val_dl = DataLoader(vs)\n"
+      "    return train_dl, val_dl\n"
+      "def make_test():\n"
+      "    return DataLoader(ts), DataLoader(us)\n"
+      "train_loader, val_loader = get_loaders(args)\n"
+      "a, b = make_test()\n"
+      "for x in train_loader:\n"
+      "    model(x).backward()\n");
+  ASSERT_EQ(b.model->dataloaders().size(), 4u);
+  EXPECT_EQ(b.model->dataloaders()[0].variable, "train_loader");
+  EXPECT_TRUE(b.model->dataloaders()[0].feeds_step);
+  EXPECT_EQ(b.model->dataloaders()[1].variable, "val_loader");
+  EXPECT_FALSE(b.model->dataloaders()[1].feeds_step);
+  EXPECT_FALSE(b.model->dataloaders()[1].assumed_step);
+  EXPECT_EQ(b.model->dataloaders()[2].variable, "a");
+  EXPECT_EQ(b.model->dataloaders()[3].variable, "b");
+}
+
+}  // namespace
+}  // namespace perflint
+
+namespace perflint {
+namespace {
+
+TEST(Model, BatchNamesFlowIntoAStepFunctionsParameters) {
+  auto b = build(
+      "def train_step(model, batch, opt):\n"
+      "    x, y = batch\n"
+      "    x = x.to(device)\n"
+      "    w = weights.to(device)\n"
+      "    model(x).backward()\n"
+      "    opt.step()\n"
+      "for batch in train_loader:\n"
+      "    train_step(model, batch, optimizer)\n");
+  const CallInfo* xto = b.find_call("x.to");
+  ASSERT_NE(xto, nullptr);
+  EXPECT_TRUE(b.model->is_batch_expression(xto->receiver));
+  EXPECT_FALSE(b.model->is_batch_expression(b.find_call("weights.to")->receiver));
+}
+
+}  // namespace
+}  // namespace perflint
