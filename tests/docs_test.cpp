@@ -6,27 +6,22 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/cli_support.hpp"
 #include "rules/docs.hpp"
 #include "rules/registry.hpp"
 
 namespace fs = std::filesystem;
+using perflint::testing::slurp;
 
 namespace perflint {
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(RuleDocs, EveryRuleHasAPageWithTheFixedHeadingsInOrder) {
   for (const auto& r : all_rules()) {
     const RuleInfo& i = r->info();
     const fs::path page = fs::path(PERFLINT_SOURCE_DIR) / "docs" / "rules" / (std::string(i.code) + ".md");
     ASSERT_TRUE(fs::exists(page)) << "missing " << page;
-    const std::string md = read_file(page);
+    const std::string md = slurp(page);
     EXPECT_EQ(md.rfind("# " + std::string(i.code) + " " + std::string(i.name) + "\n", 0), 0u)
         << page << " must start with '# " << i.code << " " << i.name << "'";
     size_t last = 0;
@@ -43,7 +38,7 @@ TEST(RuleDocs, EveryRuleHasAPageWithTheFixedHeadingsInOrder) {
 TEST(RuleDocs, EmbeddedDocsAreTheFilesOnDisk) {
   for (const auto& d : embedded_rule_docs()) {
     const fs::path page = fs::path(PERFLINT_SOURCE_DIR) / "docs" / "rules" / (std::string(d.code) + ".md");
-    EXPECT_EQ(std::string(d.markdown), read_file(page)) << page << " changed since the build: re-run cmake";
+    EXPECT_EQ(std::string(d.markdown), slurp(page)) << page << " changed since the build: re-run cmake";
     EXPECT_NE(find_rule(d.code), nullptr) << page << " documents no rule";
   }
 }

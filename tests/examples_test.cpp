@@ -7,19 +7,14 @@
 #include <set>
 #include <sstream>
 
+#include "tests/cli_support.hpp"
 #include "rules/engine.hpp"
 
 namespace fs = std::filesystem;
+using perflint::testing::slurp;
 
 namespace perflint {
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::set<std::pair<uint32_t, std::string>> plants(const std::string& text) {
   std::set<std::pair<uint32_t, std::string>> out;
@@ -45,7 +40,7 @@ class Example : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Example, ReportsExactlyThePlantedAntiPatterns) {
   const fs::path path = fs::path(PERFLINT_SOURCE_DIR) / "examples" / GetParam();
-  const std::string text = read_file(path);
+  const std::string text = slurp(path);
   ASSERT_FALSE(text.empty()) << path;
   const auto expected = plants(text);
   ts::Parser parser;

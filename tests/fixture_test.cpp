@@ -8,20 +8,15 @@
 #include <set>
 #include <sstream>
 
+#include "tests/cli_support.hpp"
 #include "rules/engine.hpp"
 #include "rules/registry.hpp"
 
 namespace fs = std::filesystem;
+using perflint::testing::slurp;
 
 namespace perflint {
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // (line, code) pairs expected by the annotations of a fixture.
 std::set<std::pair<uint32_t, std::string>> expectations(const std::string& text) {
@@ -75,7 +70,7 @@ TEST_P(RuleFixture, FindingsAreExactlyTheExpectations) {
   const fs::path path = GetParam();
   const std::string code = path.parent_path().filename().string();
   ASSERT_NE(find_rule(code), nullptr) << "fixture directory names no rule: " << code;
-  const std::string text = read_file(path);
+  const std::string text = slurp(path);
   const auto expected = expectations(text);
   // `# fixture-select: PFL001, PFL301` enables more rules (for rules about other rules' findings).
   std::vector<std::string> select{code};

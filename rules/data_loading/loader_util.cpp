@@ -121,6 +121,13 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
   return {};
 }
 
+std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node) {
+  const CallInfo* call = model.call(call_node);
+  if (!call || (call->method != "to" && call->method != "cuda")) return std::nullopt;
+  if (!model.is_batch_expression(call->receiver)) return std::nullopt;
+  return device_copy(model, *call);
+}
+
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
   if (call.method != "to" && call.method != "cuda") return std::nullopt;
   Copy c;

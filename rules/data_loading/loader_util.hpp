@@ -60,5 +60,7 @@ struct Copy {
 // Returns the copy when `call` is a `.to()`/`.cuda()` that moves its receiver to a (possibly)
 // CUDA device; nullopt for dtype-only casts, `.to("cpu")`, `memory_format=` and other devices.
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call);
+// The same for a call node whose receiver is a batch of the training loop (PFL103, PFL104).
+std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node);
 
 }  // namespace perflint::data_loading

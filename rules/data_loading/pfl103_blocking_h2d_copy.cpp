@@ -19,11 +19,9 @@ class RulePFL103 final : public Rule {
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
-    const CallInfo* call = model.call(node);
-    if (!call || (call->method != "to" && call->method != "cuda")) return;
-    if (!model.is_batch_expression(call->receiver)) return;
-    const std::optional<Copy> copy = device_copy(model, *call);
+    const std::optional<Copy> copy = batch_device_copy(model, node);
     if (!copy || !copy->non_blocking || *copy->non_blocking) return;
+    const CallInfo* call = copy->call;
     if (!model.step_context(node).per_step()) return;
 
     const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
