@@ -19,6 +19,10 @@ done
 for p in libcli11-dev libtomlplusplus-dev libgtest-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The probe tests run a real PyTorch: Debian's python3-torch (torch 1.13 for /usr/bin/python3).
+if ((want_tests)); then
+  dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed" || missing+=(python3-torch)
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   sudo_cmd=""

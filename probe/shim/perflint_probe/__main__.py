@@ -1,0 +1,23 @@
+"""Entry point: parse the probe's own arguments, install the instrumentation, run the script."""
+
+import argparse
+import sys
+
+from perflint_probe.runtime import Probe
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="perflint_probe", add_help=True)
+    parser.add_argument("--steps", type=int, default=10, help="measured steps after warm-up")
+    parser.add_argument("--warmup", type=int, default=3, help="steps run before measuring")
+    parser.add_argument("--out", required=True, help="where to write the evidence JSON")
+    parser.add_argument("script", help="the training script")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
+    opts = parser.parse_args(argv)
+    args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
+    probe = Probe(steps=opts.steps, warmup=opts.warmup, out=opts.out)
+    return probe.run(opts.script, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

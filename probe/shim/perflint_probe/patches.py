@@ -1,0 +1,201 @@
+"""The probe's instrumentation of torch: thin wrappers that call the original and tell the probe.
+
+Everything is installed before the script runs, so `from torch.utils.checkpoint import checkpoint`
+in the script already gets the wrapper. Wrappers never change arguments or results.
+"""
+
+import functools
+import os
+import sys
+import threading
+import time
+
+_SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
+_local = threading.local()
+
+
+def _user_site(torch_dir, depth=2):
+    """file:line of the innermost frame outside torch and the shim (the user's code)."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return "?"
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(torch_dir) and not name.startswith(_SHIM_DIR) and not name.startswith("<"):
+            return "%s:%d" % (name, f.f_lineno)
+        f = f.f_back
+    return "?"
+
+
+def install(probe):
+    import torch
+    import torch.utils.data.dataloader as dl
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+
+    # ---- step boundaries ----------------------------------------------------------------------
+    import torch.optim.optimizer as opt_mod
+    orig_opt_init = torch.optim.Optimizer.__init__
+
+    @functools.wraps(orig_opt_init)
+    def opt_init(self, *args, **kwargs):
+        probe.optimizer_created = True
+        orig_opt_init(self, *args, **kwargs)
+        if not hasattr(opt_mod, "register_optimizer_step_post_hook"):
+            _wrap_step(type(self), probe)
+
+    torch.optim.Optimizer.__init__ = opt_init
+    if hasattr(opt_mod, "register_optimizer_step_post_hook"):  # torch >= 2.0: a global hook
+        opt_mod.register_optimizer_step_post_hook(lambda opt, args, kwargs: probe.boundary("optimizer"))
+
+    orig_tensor_backward = torch.Tensor.backward
+    orig_autograd_backward = torch.autograd.backward
+
+    def run_backward(orig, *args, **kwargs):
+        depth = getattr(_local, "backward_depth", 0)
+        _local.backward_depth = depth + 1
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            _local.backward_depth = depth
+            if depth == 0:
+                probe.boundary("backward")
+
+    @functools.wraps(orig_tensor_backward)
+    def tensor_backward(self, *args, **kwargs):
+        return run_backward(orig_tensor_backward, self, *args, **kwargs)
+
+    @functools.wraps(orig_autograd_backward)
+    def autograd_backward(*args, **kwargs):
+        return run_backward(orig_autograd_backward, *args, **kwargs)
+
+    torch.Tensor.backward = tensor_backward
+    torch.autograd.backward = autograd_backward
+
+    # ---- data loading -------------------------------------------------------------------------
+    orig_dl_init = dl.DataLoader.__init__
+
+    @functools.wraps(orig_dl_init)
+    def dl_init(self, *args, **kwargs):
+        orig_dl_init(self, *args, **kwargs)
+        if not probe.in_user_code() or getattr(self, "_perflint_index", None) is not None:
+            return
+        record = {
+            "site": _user_site(torch_dir),
+            "num_workers": int(self.num_workers),
+            "pin_memory": bool(self.pin_memory),
+            "persistent_workers": bool(getattr(self, "persistent_workers", False)),
+            "batch_size": self.batch_size,
+            "drop_last": bool(self.drop_last),
+            "prefetch_factor": getattr(self, "prefetch_factor", None),
+            "iterators": 0,
+            "batches": 0,
+            "wait_ms": 0.0,
+            "first_batch_wait_ms": [],
+        }
+        object.__setattr__(self, "_perflint_index", len(probe.loaders))
+        probe.loaders.append(record)
+
+    dl.DataLoader.__init__ = dl_init
+
+    orig_iter_init = dl._BaseDataLoaderIter.__init__
+
+    @functools.wraps(orig_iter_init)
+    def iter_init(self, loader, *args, **kwargs):
+        orig_iter_init(self, loader, *args, **kwargs)
+        index = getattr(loader, "_perflint_index", None)
+        self._perflint_index = index
+        self._perflint_first = True
+        if index is not None and probe.in_user_code():
+            probe.loaders[index]["iterators"] += 1
+
+    dl._BaseDataLoaderIter.__init__ = iter_init
+
+    orig_next = dl._BaseDataLoaderIter.__next__
+
+    @functools.wraps(orig_next)
+    def iter_next(self):
+        t0 = time.perf_counter()
+        try:
+            return orig_next(self)
+        finally:
+            dt = time.perf_counter() - t0
+            if probe.in_user_code():
+                probe.current.data_wait += dt
+                index = getattr(self, "_perflint_index", None)
+                if index is not None:
+                    rec = probe.loaders[index]
+                    rec["batches"] += 1
+                    rec["wait_ms"] += dt * 1000.0
+                    if getattr(self, "_perflint_first", False):
+                        self._perflint_first = False
+                        rec["first_batch_wait_ms"].append(dt * 1000.0)
+
+    dl._BaseDataLoaderIter.__next__ = iter_next
+
+    # ---- host syncs / host copies -------------------------------------------------------------
+    for op in ("item", "tolist", "cpu", "numpy", "__float__", "__int__"):
+        orig = getattr(torch.Tensor, op, None)
+        if orig is not None:
+            setattr(torch.Tensor, op, _counting(orig, op, probe, torch_dir))
+
+    # ---- activation checkpointing -------------------------------------------------------------
+    import torch.utils.checkpoint as cp
+
+    for name in ("checkpoint", "checkpoint_sequential"):
+        orig = getattr(cp, name, None)
+        if orig is not None:
+            setattr(cp, name, _timed_checkpoint(orig, probe))
+
+    # ---- autocast seen in forward -------------------------------------------------------------
+    module_mod = torch.nn.modules.module
+    if hasattr(module_mod, "register_module_forward_pre_hook"):
+        cpu_autocast = getattr(torch, "is_autocast_cpu_enabled", lambda: False)
+
+        def pre_hook(module, inputs):
+            c = probe.current
+            if not c.autocast and (torch.is_autocast_enabled() or cpu_autocast()):
+                c.autocast = True
+
+        module_mod.register_module_forward_pre_hook(pre_hook)
+
+
+def _wrap_step(cls, probe):
+    """torch < 2.0: wrap an optimizer class's step() once (subclasses each get their own)."""
+    step = cls.__dict__.get("step")
+    if step is None or getattr(step, "_perflint_wrapped", False):
+        return
+
+    @functools.wraps(step)
+    def wrapped(self, *args, **kwargs):
+        result = step(self, *args, **kwargs)
+        probe.boundary("optimizer")
+        return result
+
+    wrapped._perflint_wrapped = True
+    setattr(cls, "step", wrapped)
+
+
+def _counting(orig, op, probe, torch_dir):
+    @functools.wraps(orig)
+    def wrapper(self, *args, **kwargs):
+        if probe.in_user_code():
+            probe.count_sync(op, _user_site(torch_dir), self.is_cuda)
+        return orig(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _timed_checkpoint(orig, probe):
+    @functools.wraps(orig)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            if probe.in_user_code():
+                probe.current.checkpoint_calls += 1
+                probe.current.checkpoint_ms += (time.perf_counter() - t0) * 1000.0
+
+    return wrapper

@@ -1,0 +1,237 @@
+"""The probe's runtime: step boundaries, per-step counters, and the evidence file.
+
+Step boundaries come from the optimizer (its step() returns) when the script creates one before its
+first backward, otherwise from backward(). The first `warmup` steps are recorded but excluded from
+the figures perflint prints. After warmup + steps steps the evidence is written and the process
+ends at once (os._exit), so the script's remaining epochs never run.
+"""
+
+import json
+import os
+import resource
+import runpy
+import signal
+import sys
+import time
+import traceback
+
+from perflint_probe import EVIDENCE_SCHEMA
+from perflint_probe import patches
+
+
+class StepCounters:
+    """What one step did. Reset at every boundary."""
+
+    __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls")
+
+    def __init__(self, start):
+        self.start = start
+        self.data_wait = 0.0
+        self.syncs = {}
+        self.autocast = False
+        self.checkpoint_calls = 0
+        self.checkpoint_ms = 0.0
+        self.backward_calls = 0
+
+
+class Probe:
+    def __init__(self, steps, warmup, out):
+        self.steps = max(1, steps)
+        self.warmup = max(0, warmup)
+        self.out = out
+        self.pid = os.getpid()
+        self.torch = None
+        self.script = None
+        self.marker = None  # "optimizer" or "backward", fixed at the first boundary
+        self.optimizer_created = False
+        self.records = []
+        self.current = StepCounters(time.perf_counter())
+        self.loaders = []  # dicts, in construction order
+        self.flags_seen = {}
+        self.finished = False
+        self.started = time.perf_counter()
+        self.exit = {"reason": "script_exit", "code": 0}
+
+    # ---- running the script -----------------------------------------------------------------
+    def run(self, script, args):
+        self.script = os.path.abspath(script)
+        sys.argv = [script] + list(args)
+        sys.path[0] = os.path.dirname(self.script)
+        try:
+            import torch  # noqa: F401  (the probe measures torch scripts)
+
+            self.torch = torch
+        except Exception as e:  # no torch: run the script anyway, report what we saw
+            self.exit = {"reason": "crash", "code": 1, "error": "cannot import torch: %s" % e}
+            self.write()
+            return 1
+        patches.install(self)
+        signal.signal(signal.SIGTERM, self._on_sigterm)
+        code = 0
+        try:
+            runpy.run_path(self.script, run_name="__main__")
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            self.exit = {"reason": "script_exit", "code": code}
+        except KeyboardInterrupt:
+            code = 130
+            self.exit = {"reason": "interrupted", "code": code}
+        except BaseException:
+            code = 1
+            self.exit = {"reason": "crash", "code": code, "traceback": _tail(traceback.format_exc(), 40)}
+            traceback.print_exc()
+        else:
+            self.exit = {"reason": "script_exit", "code": 0}
+        self.write()
+        return code
+
+    def _on_sigterm(self, signum, frame):
+        self.exit = {"reason": "terminated", "code": 128 + signum}
+        self.write()
+        _flush_and_exit(128 + signum)
+
+    # ---- events from the patches ----------------------------------------------------------------
+    def in_user_code(self):
+        return not self.finished and os.getpid() == self.pid
+
+    def boundary(self, kind):
+        """Called when an optimizer step or a backward pass returns."""
+        if not self.in_user_code():
+            return
+        if kind == "backward":
+            self.current.backward_calls += 1
+        if self.marker is None:
+            self.marker = "optimizer" if self.optimizer_created else "backward"
+        if kind != self.marker:
+            return
+        now = time.perf_counter()
+        c = self.current
+        self.records.append(
+            {
+                "index": len(self.records),
+                "warmup": len(self.records) < self.warmup,
+                "wall_ms": (now - c.start) * 1000.0,
+                "data_wait_ms": c.data_wait * 1000.0,
+                "syncs": [{"site": site, "op": op, "count": n, "cuda": cuda} for (site, op, cuda), n in sorted(c.syncs.items())],
+                "autocast": c.autocast,
+                "checkpoint_calls": c.checkpoint_calls,
+                "checkpoint_forward_ms": c.checkpoint_ms,
+                "backward_calls": c.backward_calls,
+                "flags": self.flags(),
+            }
+        )
+        self.current = StepCounters(time.perf_counter())
+        if len(self.records) >= self.warmup + self.steps:
+            self.exit = {"reason": "steps_reached", "code": 0}
+            self.write()
+            _flush_and_exit(0)
+
+    def count_sync(self, op, site, cuda):
+        key = (site, op, bool(cuda))
+        self.current.syncs[key] = self.current.syncs.get(key, 0) + 1
+
+    # ---- snapshots ----------------------------------------------------------------------------
+    def flags(self):
+        torch = self.torch
+        f = {}
+        f["anomaly"] = bool(torch.is_anomaly_enabled())
+        f["grad_enabled"] = bool(torch.is_grad_enabled())
+        try:
+            f["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+            f["tf32_cudnn"] = bool(torch.backends.cudnn.allow_tf32)
+        except Exception:
+            pass
+        if hasattr(torch, "get_float32_matmul_precision"):
+            f["matmul_precision"] = torch.get_float32_matmul_precision()
+        f["cudnn_benchmark"] = bool(torch.backends.cudnn.benchmark)
+        f["cudnn_deterministic"] = bool(torch.backends.cudnn.deterministic)
+        if hasattr(torch, "are_deterministic_algorithms_enabled"):
+            f["deterministic_algorithms"] = bool(torch.are_deterministic_algorithms_enabled())
+        try:
+            f["profiler"] = bool(torch.autograd._profiler_enabled())
+        except Exception:
+            pass
+        f["launch_blocking"] = os.environ.get("CUDA_LAUNCH_BLOCKING", "") not in ("", "0")
+        return f
+
+    def device(self):
+        torch = self.torch
+        if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+            i = torch.cuda.current_device()
+            p = torch.cuda.get_device_properties(i)
+            return {"kind": "cuda", "name": p.name, "capability": "%d.%d" % (p.major, p.minor), "total_memory": p.total_memory}
+        return {"kind": "cpu", "name": _cpu_name(), "cores": os.cpu_count()}
+
+    def memory(self):
+        torch = self.torch
+        if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+            i = torch.cuda.current_device()
+            return {
+                "kind": "cuda",
+                "peak_bytes": int(torch.cuda.max_memory_allocated(i)),
+                "reserved_peak_bytes": int(torch.cuda.max_memory_reserved(i)),
+                "total_bytes": int(torch.cuda.get_device_properties(i).total_memory),
+            }
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return {"kind": "rss", "peak_bytes": int(peak), "total_bytes": int(total)}
+
+    # ---- the evidence file --------------------------------------------------------------------
+    def evidence(self):
+        torch = self.torch
+        return {
+            "schema": EVIDENCE_SCHEMA,
+            "python": sys.executable,
+            "python_version": "%d.%d.%d" % sys.version_info[:3],
+            "torch": getattr(torch, "__version__", None),
+            "script": self.script,
+            "steps_requested": self.steps,
+            "warmup": self.warmup,
+            "step_marker": self.marker,
+            "elapsed_ms": (time.perf_counter() - self.started) * 1000.0,
+            "device": self.device() if torch is not None else {"kind": "unknown"},
+            "memory": self.memory() if torch is not None else None,
+            "steps": self.records,
+            "dataloaders": self.loaders,
+            "exit": self.exit,
+        }
+
+    def write(self):
+        """Writes the evidence atomically (a reader never sees half a file). Never from a worker."""
+        if os.getpid() != self.pid or self.finished:
+            return
+        self.finished = True
+        try:
+            data = self.evidence()
+        except Exception as e:  # a snapshot failed: still write what we have
+            data = {"schema": EVIDENCE_SCHEMA, "steps": self.records, "dataloaders": self.loaders,
+                    "exit": self.exit, "error": "evidence snapshot failed: %s" % e}
+        tmp = "%s.tmp.%d" % (self.out, os.getpid())
+        with open(tmp, "w") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, self.out)
+
+
+def _tail(text, lines):
+    return "\n".join(text.rstrip("\n").split("\n")[-lines:])
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "cpu"
+
+
+def _flush_and_exit(code):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(code)
