@@ -1,0 +1,201 @@
+// Process management for the probe (see runner.hpp): fork + exec in a new process group, a pipe
+// that the parent drains into the log, a poll loop that enforces the timeout and interrupts.
+#include "probe/runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace perflint::probe {
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
+
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  std::string dirs(path);
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/" + name;
+    if (executable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+void write_all(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+void request_interrupt() { g_interrupt = true; }
+
+std::optional<PythonChoice> choose_python(const std::string& flag, const std::string& config) {
+  if (!flag.empty()) return PythonChoice{flag, "--python"};
+  if (!config.empty()) return PythonChoice{config, "config"};
+  if (const char* e = std::getenv("PERFLINT_PYTHON"); e && *e) return PythonChoice{e, "PERFLINT_PYTHON"};
+  if (const char* v = std::getenv("VIRTUAL_ENV"); v && *v) {
+    const std::string p = std::string(v) + "/bin/python";
+    if (executable(p)) return PythonChoice{p, "VIRTUAL_ENV"};
+  }
+  const std::string p = on_path("python3");
+  if (!p.empty()) return PythonChoice{p, "PATH"};
+  return std::nullopt;
+}
+
+std::string find_shim_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto dir = exe.parent_path();
+  for (const auto& candidate : {dir / "shim", dir.parent_path() / "share" / "perflint" / "shim"})
+    if (std::filesystem::exists(candidate / "perflint_probe" / "__main__.py", ec)) return candidate.string();
+  return {};
+}
+
+Expected<RunOutcome> run_probe(const RunnerOptions& o) {
+  if (o.python.find('/') != std::string::npos ? !executable(o.python) : on_path(o.python).empty())
+    return make_error("cannot run the interpreter '" + o.python + "': not found or not executable");
+  const int log_fd = ::open(o.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) return make_error(o.log_path + ": cannot create the log: " + std::strerror(errno));
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    ::close(log_fd);
+    return make_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+
+  // Everything the child needs is built before fork (no allocation after it).
+  std::vector<std::string> argv_s = {o.python, "-m", "perflint_probe", "--steps", std::to_string(o.steps),
+                                     "--warmup", std::to_string(o.warmup), "--out", o.evidence_path, "--",
+                                     o.script};
+  argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::string pythonpath = "PYTHONPATH=" + o.shim_dir;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "PYTHONPATH=", 11) != 0 && std::strncmp(*e, "PYTHONUNBUFFERED=", 17) != 0) env_s.emplace_back(*e);
+  env_s.push_back(pythonpath);
+  env_s.push_back("PYTHONUNBUFFERED=1");
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const auto start = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(log_fd);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return make_error(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    if (o.python.find('/') != std::string::npos) ::execve(o.python.c_str(), argv.data(), envp.data());
+    else ::execvpe(o.python.c_str(), argv.data(), envp.data());
+    const char msg[] = "perflint: cannot exec the interpreter\n";
+    write_all(STDERR_FILENO, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent: no race with the child's own call
+  ::close(pipe_fds[1]);
+
+  RunOutcome out;
+  bool stopping = false;
+  Clock::time_point stop_sent{};
+  bool pipe_open = true;
+  int status = 0;
+  bool reaped = false;
+  Clock::time_point reaped_at{};
+  g_interrupt = false;
+  char buf[1 << 15];
+  while (!reaped || pipe_open) {
+    if (pipe_open) {
+      pollfd p{pipe_fds[0], POLLIN, 0};
+      const int r = ::poll(&p, 1, 100);
+      if (r > 0) {
+        const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+        if (n > 0) {
+          write_all(log_fd, buf, static_cast<size_t>(n));
+          if (o.show_output) write_all(STDERR_FILENO, buf, static_cast<size_t>(n));
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+          pipe_open = false;  // every writer (the script and its workers) has closed it
+        }
+      }
+    } else {
+      ::usleep(20000);
+    }
+    // A process that left the group (setsid) may hold the pipe forever: stop reading after 2 s.
+    if (reaped && pipe_open && seconds_since(reaped_at) > 2.0) pipe_open = false;
+    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      reaped_at = Clock::now();
+      // The script is gone: whatever it left in its group (DataLoader workers) goes too, and the
+      // pipe then closes.
+      ::kill(-pid, SIGKILL);
+    }
+    if (!reaped) {
+      const double elapsed = seconds_since(start);
+      if (o.tick) o.tick(elapsed);
+      if (!stopping && (elapsed > o.timeout_s || g_interrupt)) {
+        out.end = g_interrupt ? RunOutcome::End::Interrupted : RunOutcome::End::TimedOut;
+        stopping = true;
+        stop_sent = Clock::now();
+        ::kill(-pid, SIGTERM);  // the shim writes its evidence on SIGTERM
+      } else if (stopping && seconds_since(stop_sent) > o.kill_grace_s) {
+        ::kill(-pid, SIGKILL);
+      }
+    }
+  }
+  ::close(pipe_fds[0]);
+  ::close(log_fd);
+  out.wall_s = seconds_since(start);
+  if (!stopping) {
+    if (WIFEXITED(status)) {
+      out.end = RunOutcome::End::Exited;
+      out.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      out.end = RunOutcome::End::Signaled;
+      out.signal = WTERMSIG(status);
+    }
+  }
+  return out;
+}
+
+}  // namespace perflint::probe
