@@ -1,6 +1,7 @@
 // The `perflint` program: options -> config -> rule sets -> discovery -> parallel lint -> report.
 // Expected failures are messages and exit code 2; the one catch for unexpected exceptions is here.
 #include "cli/app.hpp"
+#include "cli/probe_cmd.hpp"
 
 #include <unistd.h>
 
@@ -222,7 +223,17 @@ int run_lint(const Options& o) {
   ro.max_file_size = o.max_file_size.value_or(config.max_file_size);
   ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif;
   LintRun run = lint_files(jobs, ro);
-  const std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
+  std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
+
+  ProbeSummary probe_summary;
+  int probe_status = 0;
+  if (o.probe) {
+    probe_status = probe_script(o, config, results, probe_summary);
+    if (probe_status == 2) {
+      print(stderr, "error: --probe: " + probe_summary.error + "\n");
+      return kError;
+    }
+  }
 
   ReportOptions report;
   report.color = o.format == OutputFormat::Text && want_color(o);
@@ -230,9 +241,11 @@ int run_lint(const Options& o) {
   report.show_source = o.show_source;
   report.base_dir = repository_root(cwd);
   report.sources = &run.sources;
+  if (o.probe) report.probe = &probe_summary;
   const std::string text = write_report(o.format, results, report);
 
   int code = exit_code_for(results, o.exit_zero);
+  if (probe_status == 3 && code != kError) code = 3;  // the script did not reach the steps
   // Only the text report on stdout shows errors and notices to the user; otherwise they would sit
   // unseen in a file or a JSON field, so they are repeated on stderr.
   if (o.format != OutputFormat::Text || !o.output.empty()) {

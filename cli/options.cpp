@@ -27,10 +27,19 @@ constexpr const char* kFooter = R"(Examples:
   perflint rules                          list every rule
   perflint rule PFL101                    explain a rule (code or name)
 
+Probe (runs the script; needs a Python with torch):
+  perflint --probe --steps 10 train.py -- --epochs 1 --lr 0.1
+      runs 3 warm-up + 10 measured steps under instrumentation, then stops the script, and marks
+      each finding confirmed / refuted / inconclusive / not-measurable with its measured cost per
+      step, ranked: the fix that buys the most step time first. The script's output goes to a log
+      (its tail is shown if it fails); --show-output streams it.
+
 Exit codes:
   0  no findings
   1  findings (or syntax errors); --exit-zero turns this into 0
   2  usage, configuration or I/O error (missing/unreadable file, binary file, symlink loop)
+  3  --probe: the script did not reach the requested steps (crash, timeout, early exit, Ctrl-C);
+     the report still comes out with what was measured
 
 Suppressing a finding:
   loss.item()  # perflint: ignore[PFL201]      this line (codes or names, comma-separated)
@@ -147,6 +156,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--max-file-size", max_size, "Skip larger files with a notice (default 10MiB)")
       ->type_name("SIZE");
 
+  app.add_flag("--probe", o.probe, "Run SCRIPT for a few steps and mark each finding confirmed/refuted with its measured cost");
+  app.add_option("--steps", o.steps, "Probe: steps to measure after warm-up (default 10)")->check(CLI::PositiveNumber)->type_name("N");
+  app.add_option("--warmup", o.warmup, "Probe: steps run before measuring (default 3)")->check(CLI::NonNegativeNumber)->type_name("N");
+  app.add_option("--timeout", o.timeout, "Probe: stop the script after S seconds (default 300)")->check(CLI::PositiveNumber)->type_name("S");
+  app.add_option("--python", o.python, "Probe: interpreter (default: config, $PERFLINT_PYTHON, $VIRTUAL_ENV, python3)")->type_name("EXE");
+  app.add_flag("--show-output", o.show_output, "Probe: stream the script's output (it always goes to a log)");
+
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
   CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
@@ -156,8 +172,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("CODE|NAME");
   app.require_subcommand(0, 1);
 
+  // `perflint --probe train.py -- --lr 0.1`: what follows `--` belongs to the script.
+  std::vector<const char*> own(argv, argv + argc);
+  for (size_t i = 1; i < own.size(); ++i)
+    if (std::string_view(own[i]) == "--") {
+      for (size_t k = i + 1; k < own.size(); ++k) o.script_args.emplace_back(own[k]);
+      own.resize(i);
+      break;
+    }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(own.size()), own.data());
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
     if (e.get_exit_code() == 0) {
@@ -180,6 +204,21 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     const char* name = o.command == Options::Command::Rules ? "rules" : "rule";
     parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
                  "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output;
+  if (!o.probe && (probe_only || !o.script_args.empty())) {
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output and `-- ARGS` go with --probe\n") +
+                 "Run 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (o.probe && o.paths.size() != 1) {
+    parsed.err = "error: --probe takes exactly one SCRIPT (got " + std::to_string(o.paths.size()) +
+                 "); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;
     return parsed;

@@ -34,6 +34,14 @@ struct Options {
   std::string config;               // --config FILE; empty: discover
   bool isolated = false;
   std::optional<uint64_t> max_file_size;  // bytes; unset: the config's (default 10 MiB)
+
+  // perflint --probe SCRIPT [-- ARGS]: unset values fall back to the config, then the defaults.
+  bool probe = false;
+  std::optional<int> steps, warmup;
+  std::optional<double> timeout;
+  std::string python;
+  bool show_output = false;
+  std::vector<std::string> script_args;  // everything after `--`
 };
 
 // What parsing the command line decided: run with `options`, or stop now (help, version, usage

@@ -48,7 +48,7 @@ class SyntheticImages(Dataset):
 
 def conv_bn(c_in, c_out, stride=1):
     return nn.Sequential(
-        nn.Conv2d(c_in, c_out, kernel_size=3, stride=stride, padding=1, bias=False),
+        nn.Conv2d(c_in, c_out, kernel_size=3, stride=stride, padding=1, bias=False),  # planted: PFL503
         nn.BatchNorm2d(c_out),
         nn.ReLU(inplace=True),
     )
@@ -76,7 +76,7 @@ def train_one_epoch(model, criterion, optimizer, data_loader, device, epoch, arg
     running_loss = 0.0
     correct = 0
     total = 0
-    for i, (images, target) in enumerate(data_loader):
+    for i, (images, target) in enumerate(data_loader):  # planted: PFL402
         images = images.to(device)  # planted: PFL103
         target = target.to(device)  # planted: PFL103
 

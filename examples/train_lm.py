@@ -104,7 +104,7 @@ def main():
     for epoch in range(args.epochs):
         model.train()
         total_loss = torch.zeros((), device=device)
-        for batch_idx, (x, y) in enumerate(train_loader):
+        for batch_idx, (x, y) in enumerate(train_loader):  # planted: PFL402
             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)  # planted: PFL104
 
             logits = model(x)

@@ -287,8 +287,28 @@ struct Model::Impl {
 
   Frame condition_frame(TSNode if_or_elif) const {
     TSNode cond = ts_node_child_by_field_id(if_or_elif, fields().condition);
-    const bool guard = !null(cond) && is_interval_guard(cond);
+    const bool guard = !null(cond) && (is_interval_guard(cond) ||
+                                       ends_the_run(ts_node_child_by_field_id(if_or_elif, fields().consequence)));
     return {guard ? Frame::Kind::Guard : Frame::Kind::Condition, if_or_elif, cond};
+  }
+
+  // A branch that stops the loop or the program (`if not math.isfinite(loss.item()): print(...);
+  // sys.exit(1)`, `raise`, `break`) runs at most once, not every step. Only the block's own
+  // statements are looked at (no descent), so this stays O(statements) per `if`.
+  bool ends_the_run(TSNode block) const {
+    if (null(block)) return false;
+    const uint32_t count = ts_node_named_child_count(block);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode st = ts_node_named_child(block, i);
+      const std::string_view k = kind(st);
+      if (k == "raise_statement" || k == "break_statement") return true;
+      if (k != "expression_statement") continue;
+      TSNode e = ts_node_named_child(st, 0);
+      if (!is(e, "call")) continue;
+      const std::string_view f = t(field(e, "function"));
+      if (f == "sys.exit" || f == "exit" || f == "quit" || f == "os._exit") return true;
+    }
+    return false;
   }
 
   // The context of `self` from its ancestors (root first). Same result as the walk's frames.
@@ -416,7 +436,10 @@ struct Model::Impl {
       c.qualname = qualname_of(c.function);
       if (!null(cuda_node) && ts_node_start_byte(cuda_node) < ts_node_start_byte(c.node)) continue;
       if (c.method == "cuda" || c.qualname == "torch.cuda.set_device" || c.qualname == "torch.cuda.synchronize" ||
-          c.qualname == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0)
+          c.qualname == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0 ||
+          // torch>=2.6's device-generic API (pytorch/examples uses it throughout): on an NVIDIA
+          // machine `torch.accelerator.current_accelerator()` is the CUDA device.
+          c.qualname.rfind("torch.accelerator.", 0) == 0)
         cuda_node = c.node;
     }
   }
@@ -948,7 +971,10 @@ struct Model::Impl {
           const int index = returned_index(fn, t(field(parent, "left")));
           if (index != kNotReturned) {
             std::string caller_name = bound_to_result(fn, index);
-            if (!caller_name.empty()) d.variable = std::move(caller_name);
+            // `train, val, _ = get_loaders()`: a discarded loader keeps its local name (`test_loader`),
+            // which says what it is for; it is never iterated, so it must not be assumed to feed the step.
+            if (!caller_name.empty() && caller_name != "_") d.variable = std::move(caller_name);
+            else if (caller_name == "_") d.discarded = true;
           }
         }
       } else if (!null(fn) && is(parent, "return_statement")) {
@@ -1055,9 +1081,13 @@ struct Model::Impl {
         l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
       }
     }
-    // Unlinked loaders: assumed to feed the step loop when there is exactly one.
+    // Unlinked loaders: assumed to feed the step loop when there is exactly one, and no loader is
+    // already known to feed it (then an unlinked one is for evaluation, or iterated in a
+    // comprehension such as `sum(f(x) for x in loader)`, or not used at all).
+    const bool step_fed = std::any_of(loaders.begin(), loaders.end(), [](const DataLoaderInfo& d) { return d.feeds_step; });
     for (auto& d : loaders) {
-      if (!d.loops.empty() || step_loop_nodes.size() != 1) continue;
+      if (step_fed) break;
+      if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
       if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
       d.assumed_step = true;
       d.step_loop = step_loop_nodes.front();

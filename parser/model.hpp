@@ -87,6 +87,7 @@ struct DataLoaderInfo {
   bool assumed_step = false;     // not linked to any loop; assumed to feed the step loop
   TSNode step_loop{};            // the step loop it feeds (or is assumed to)
   bool repeated = false;         // that loop sits inside another loop (epochs)
+  bool discarded = false;        // returned to a caller that binds it to `_`: never used
 };
 
 class Model {

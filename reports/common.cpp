@@ -1,4 +1,6 @@
 // Pieces shared by the report writers: JSON escaping and values, format dispatch.
+#include <cmath>
+#include <cstdio>
 #include <cstdio>
 
 #include "reports/detail.hpp"
@@ -112,6 +114,12 @@ void Value::dump_to(std::string& out, int indent) const {
     out += *b ? "true" : "false";
   } else if (const auto* i = std::get_if<int64_t>(&v_)) {
     out += std::to_string(*i);
+  } else if (const auto* d = std::get_if<double>(&v_)) {
+    // Measurements: three decimals are finer than any timer we read; JSON has no NaN/inf.
+    char buf[64];
+    if (std::isfinite(*d)) std::snprintf(buf, sizeof buf, "%.3f", *d);
+    else std::snprintf(buf, sizeof buf, "null");
+    out += buf;
   } else if (const auto* s = std::get_if<std::string>(&v_)) {
     out += '"';
     out += json_escape(*s);

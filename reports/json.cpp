@@ -6,7 +6,7 @@
 
 namespace perflint {
 
-std::string write_json(const std::vector<FileResult>& results, const ReportOptions& /*options*/) {
+std::string write_json(const std::vector<FileResult>& results, const ReportOptions& options) {
   using json::Value;
   Value findings = json::Array{};
   Value errors = json::Array{};
@@ -34,6 +34,14 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
         notes.push(std::move(no));
       }
       o.set("notes", std::move(notes));
+      if (f.verdict) {
+        Value v;
+        v.set("state", std::string(to_string(f.verdict->state)));
+        v.set("cost_ms_per_step", f.verdict->cost_ms_per_step ? Value(*f.verdict->cost_ms_per_step) : Value());
+        v.set("share", f.verdict->share ? Value(*f.verdict->share) : Value());
+        v.set("evidence", f.verdict->evidence);
+        o.set("verdict", std::move(v));
+      }
       findings.push(std::move(o));
     }
     for (const auto& e : r.errors) {
@@ -52,6 +60,33 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
   root.set("version", PERFLINT_VERSION);
   root.set("findings", std::move(findings));
   root.set("errors", std::move(errors));
+  if (const ProbeSummary* p = options.probe) {
+    Value probe;
+    probe.set("script", p->script);
+    probe.set("python", p->python);
+    probe.set("torch", p->torch);
+    probe.set("device", p->device);
+    probe.set("steps", p->steps_measured);
+    probe.set("steps_requested", p->steps_requested);
+    probe.set("warmup", p->warmup);
+    probe.set("median_step_ms", p->median_step_ms);
+    probe.set("data_wait_share", p->data_wait_share);
+    probe.set("overhead", p->overhead);
+    Value diagnoses = json::Array{};
+    for (const auto& [kind, text] : p->diagnoses) {
+      Value d;
+      d.set("kind", kind);
+      d.set("text", text);
+      diagnoses.push(std::move(d));
+    }
+    probe.set("diagnoses", std::move(diagnoses));
+    Value exit;
+    exit.set("reason", p->exit_reason);
+    exit.set("code", p->exit_code);
+    probe.set("exit", std::move(exit));
+    if (!p->error.empty()) probe.set("error", p->error);
+    root.set("probe", std::move(probe));
+  }
   return root.dump();
 }
 

@@ -23,6 +23,7 @@ class Value {
   Value(uint32_t i) : v_(static_cast<int64_t>(i)) {}
   Value(int64_t i) : v_(i) {}
   Value(uint64_t i) : v_(static_cast<int64_t>(i)) {}
+  Value(double d) : v_(d) {}
   Value(const char* s) : v_(std::string(s)) {}
   Value(std::string s) : v_(std::move(s)) {}
   Value(std::string_view s) : v_(std::string(s)) {}
@@ -39,7 +40,7 @@ class Value {
 
  private:
   void dump_to(std::string& out, int indent) const;
-  std::variant<std::nullptr_t, bool, int64_t, std::string, Array, Object> v_;
+  std::variant<std::nullptr_t, bool, int64_t, double, std::string, Array, Object> v_;
 };
 
 }  // namespace perflint::json

@@ -14,6 +14,26 @@ namespace perflint {
 
 enum class OutputFormat { Text, Json, Sarif, Github };
 
+// What `perflint --probe` ran and measured, for the reports (verdicts sit on the findings).
+struct ProbeSummary {
+  std::string script;
+  std::string python, python_source, torch;
+  std::string device;                 // "NVIDIA H100 (sm_90)" / "CPU: AMD EPYC (2 cores)"
+  std::string device_kind;            // cuda | cpu
+  int steps_requested = 0;
+  int steps_measured = 0;
+  int warmup = 0;
+  double median_step_ms = 0.0;
+  double data_wait_share = 0.0;
+  std::string overhead;               // what is known of the probe's own overhead
+  std::string exit_reason;            // steps_reached | script_exit | crash | timeout | interrupted
+  int exit_code = 0;
+  std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)
+  std::string log_path;
+  std::string log_tail;               // shown when the script did not reach the steps
+  std::string error;                  // no evidence at all: why
+};
+
 struct ReportOptions {
   bool color = false;        // ANSI colours (text only)
   bool statistics = false;   // text: a per-rule count table instead of each finding
@@ -22,6 +42,8 @@ struct ReportOptions {
   std::string base_dir;
   // File contents by path, for snippets (text) and line hashes (sarif). Missing: no snippet.
   const std::map<std::string, std::string, std::less<>>* sources = nullptr;
+  // Set by `perflint --probe`: a probe section in text, a "probe" object in JSON.
+  const ProbeSummary* probe = nullptr;
   // SARIF tool.driver.rules[]: these rules instead of the whole registry (e.g. only the selected
   // ones). Either way, a rule a finding refers to is added when missing.
   const std::vector<const RuleInfo*>* rules = nullptr;

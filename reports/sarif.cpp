@@ -198,6 +198,14 @@ std::string write_sarif(const std::vector<FileResult>& results, const ReportOpti
         fp.set("primaryLocationLineHash", hashes[f.span.start.line - 1]);
         res.set("partialFingerprints", std::move(fp));
       }
+      if (f.verdict) {  // the probe's verdict (perflint --probe)
+        Value props;
+        props.set("verdict", std::string(to_string(f.verdict->state)));
+        if (f.verdict->cost_ms_per_step) props.set("costMsPerStep", *f.verdict->cost_ms_per_step);
+        if (f.verdict->share) props.set("shareOfStep", *f.verdict->share);
+        props.set("evidence", f.verdict->evidence);
+        res.set("properties", std::move(props));
+      }
       Value related = json::Array{};
       int id = 0;
       for (const auto& n : f.notes) {

@@ -221,6 +221,80 @@ std::string statistics(const std::vector<FileResult>& results, const Style& styl
 
 }  // namespace
 
+namespace {
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
+  return buf;
+}
+
+// The probe's report: header, ranked fix list, findings without evidence, refuted findings.
+std::string probe_section(const std::vector<FileResult>& results, const ProbeSummary& p, const Style& style) {
+  std::string out = "\n" + style.bold("probe") + ": " + p.script + "\n";
+  out += "  interpreter   " + p.python + " (" + p.python_source + "), torch " + (p.torch.empty() ? "?" : p.torch) + "\n";
+  out += "  device        " + p.device + "\n";
+  out += "  steps         " + std::to_string(p.steps_measured) + " measured of " + std::to_string(p.steps_requested) +
+         " requested, after " + std::to_string(p.warmup) + " warm-up\n";
+  if (p.steps_measured > 0) {
+    out += "  median step   " + ms(p.median_step_ms) + " ms\n";
+    out += "  data wait     " + percent(p.data_wait_share) + " of the step\n";
+  }
+  out += "  overhead      " + p.overhead + "\n";
+  std::string how = p.exit_reason;
+  if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";
+  out += "  ended         " + how + "\n";
+  if (!p.error.empty()) out += "  error         " + p.error + "\n";
+  for (const auto& [kind, text] : p.diagnoses) out += "  " + style.bold(kind) + ": " + text + "\n";
+
+  std::vector<const Finding*> all;
+  for (const auto& r : results)
+    for (const auto& f : r.findings) all.push_back(&f);
+  auto cost = [](const Finding* f) { return f->verdict && f->verdict->cost_ms_per_step ? *f->verdict->cost_ms_per_step : 0.0; };
+  auto state = [](const Finding* f) { return f->verdict ? f->verdict->state : Verdict::State::Inconclusive; };
+  std::vector<const Finding*> confirmed, pending, refuted;
+  for (const Finding* f : all) {
+    if (state(f) == Verdict::State::Confirmed) confirmed.push_back(f);
+    else if (state(f) == Verdict::State::Refuted) refuted.push_back(f);
+    else pending.push_back(f);
+  }
+  std::stable_sort(confirmed.begin(), confirmed.end(), [&](const Finding* a, const Finding* b) { return cost(a) > cost(b); });
+  auto where = [](const Finding* f) { return f->path + ":" + std::to_string(f->span.start.line); };
+  auto line = [&](const Finding* f, std::string prefix) {
+    std::string s = prefix + style.bold(std::string(f->rule ? f->rule->code : "?")) + "  " + where(f) + "  " + f->fix_hint + "\n";
+    std::string v = "      ";
+    if (f->verdict) {
+      v += std::string(to_string(f->verdict->state));
+      if (f->verdict->cost_ms_per_step)
+        v += ", " + ms(*f->verdict->cost_ms_per_step) + " ms/step" +
+             (f->verdict->share ? " (" + percent(*f->verdict->share) + ")" : std::string());
+      v += ": " + f->verdict->evidence;
+    }
+    return s + v + "\n";
+  };
+  out += "\n" + style.bold("ranked fix list") + " (measured cost per step, highest first)\n";
+  if (confirmed.empty()) out += "  (no finding was confirmed by a measurement)\n";
+  for (size_t i = 0; i < confirmed.size(); ++i) out += line(confirmed[i], "  " + std::to_string(i + 1) + ". ");
+  if (!pending.empty()) {
+    out += "\n" + style.bold("without measured cost") + "\n";
+    for (const Finding* f : pending) out += line(f, "  - ");
+  }
+  if (!refuted.empty()) {
+    out += "\n" + style.bold("refuted by the measurements") + "\n";
+    for (const Finding* f : refuted) out += line(f, "  - ");
+  }
+  if (!p.log_tail.empty()) out += "\nlast lines of the script's output (" + p.log_path + "):\n" + p.log_tail + "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string write_text(const std::vector<FileResult>& results, const ReportOptions& options) {
   const Style style{options.color};
   std::string out;
@@ -245,7 +319,9 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
   const size_t before = out.size();
   for (const auto& r : results) write_errors(out, r, style);
   if (out.size() != before) out += "\n";
-  return out + summary(results);
+  out += summary(results);
+  if (options.probe) out += probe_section(results, *options.probe, style);
+  return out;
 }
 
 }  // namespace perflint

@@ -20,4 +20,20 @@ std::unique_ptr<Rule> make_pfl301();  // anomaly-detection-on
 std::unique_ptr<Rule> make_pfl401();  // tf32-disabled
 std::unique_ptr<Rule> make_pfl501();  // activation-checkpointing
 
+// Issue 3 rules (preview until their checks land)
+std::unique_ptr<Rule> make_pfl203();  // explicit-sync-in-step
+std::unique_ptr<Rule> make_pfl204();  // host-tensor-in-step
+std::unique_ptr<Rule> make_pfl302();  // profiler-left-on
+std::unique_ptr<Rule> make_pfl303();  // launch-blocking
+std::unique_ptr<Rule> make_pfl304();  // determinism-cost
+std::unique_ptr<Rule> make_pfl402();  // no-mixed-precision
+std::unique_ptr<Rule> make_pfl502();  // zero-grad-fill
+std::unique_ptr<Rule> make_pfl503();  // cudnn-benchmark-off
+std::unique_ptr<Rule> make_pfl504();  // channels-last-missing
+std::unique_ptr<Rule> make_pfl601();  // manual-attention
+std::unique_ptr<Rule> make_pfl602();  // mha-need-weights
+std::unique_ptr<Rule> make_pfl603();  // compile-recompiles
+std::unique_ptr<Rule> make_pfl701();  // ddp-find-unused
+std::unique_ptr<Rule> make_pfl801();  // host-timer-no-sync
+
 }  // namespace perflint

@@ -14,6 +14,16 @@ std::string_view to_string(Severity s) {
   return "warning";
 }
 
+std::string_view to_string(Verdict::State s) {
+  switch (s) {
+    case Verdict::State::Confirmed: return "confirmed";
+    case Verdict::State::Refuted: return "refuted";
+    case Verdict::State::Inconclusive: return "inconclusive";
+    case Verdict::State::NotMeasurable: return "not-measurable";
+  }
+  return "inconclusive";
+}
+
 std::optional<Severity> parse_severity(std::string_view s) {
   if (s == "info") return Severity::Info;
   if (s == "warning") return Severity::Warning;

@@ -40,6 +40,16 @@ struct Fix {
 
 struct RuleInfo;
 
+// What the probe's measurements say about a finding (set only by `perflint --probe`).
+struct Verdict {
+  enum class State { Confirmed, Refuted, Inconclusive, NotMeasurable };
+  State state = State::Inconclusive;
+  std::optional<double> cost_ms_per_step;  // measured, or a documented formula over measurements
+  std::optional<double> share;             // of the median step
+  std::string evidence;                    // one line: what was measured
+};
+std::string_view to_string(Verdict::State s);
+
 struct Finding {
   const RuleInfo* rule = nullptr;
   Severity severity = Severity::Warning;  // rule default, possibly overridden by config
@@ -49,6 +59,7 @@ struct Finding {
   std::string fix_hint;
   std::vector<Note> notes;
   std::optional<Fix> fix;
+  std::optional<Verdict> verdict;
 };
 
 // A file that could not be (fully) linted. Io errors make the exit code 2; a syntax error is a

@@ -233,3 +233,93 @@ TEST(Model, BatchNamesFlowIntoAStepFunctionsParameters) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+
+// Found on a Lightning Fabric example: `train, val, _ = get_dataloaders(...)`. The discarded loader
+// keeps its local name and is never assumed to feed the step loop.
+TEST(Model, LoaderDiscardedByTheCallerIsNotAssumedToFeedTheStep) {
+  auto b = build(
+      "from torch.utils.data import DataLoader\n"
+      "def loaders():\n"
+      "    a_dl = DataLoader(x)\n"
+      "    b_dl = DataLoader(y)\n"
+      "    c_dl = DataLoader(z)\n"
+      "    return a_dl, b_dl, c_dl\n"
+      "def fit(opt, dl):\n"
+      "    for batch in dl:\n"
+      "        model(batch).backward()\n"
+      "        opt.step()\n"
+      "first, _, _ = loaders()\n"
+      "fit(opt, accelerator.prepare(first))\n");
+  ASSERT_EQ(b.model->dataloaders().size(), 3u);
+  // The step loop iterates a wrapped loader, so nothing is linked: `first` is assumed to feed it.
+  EXPECT_TRUE(b.model->dataloaders()[0].assumed_step);
+  EXPECT_TRUE(b.model->dataloaders()[1].discarded);
+  const DataLoaderInfo& gone = b.model->dataloaders()[2];
+  EXPECT_EQ(gone.variable, "c_dl");
+  EXPECT_TRUE(gone.discarded);
+  EXPECT_FALSE(gone.assumed_step);
+  EXPECT_FALSE(gone.feeds_step);
+}
+
+// Once a loader is linked to the step loop, an unlinked one (iterated in a comprehension, or kept
+// for later) is not assumed to feed it too.
+TEST(Model, NoLoaderIsAssumedWhenOneIsLinkedToTheStep) {
+  auto b = build(
+      "from torch.utils.data import DataLoader\n"
+      "fit = DataLoader(x)\n"
+      "holdout = DataLoader(y)\n"
+      "for batch in fit:\n"
+      "    model(batch).backward()\n"
+      "acc = sum(model(h).sum() for h in holdout)\n");
+  ASSERT_EQ(b.model->dataloaders().size(), 2u);
+  EXPECT_TRUE(b.model->dataloaders()[0].feeds_step);
+  EXPECT_FALSE(b.model->dataloaders()[1].assumed_step);
+}
+
+// pytorch/examples selects its device with torch.accelerator (torch>=2.6): that is CUDA use.
+TEST(Model, TorchAcceleratorCountsAsCudaUse) {
+  auto b = build(
+      "import torch\n"
+      "if torch.accelerator.is_available():\n"
+      "    device = torch.accelerator.current_accelerator()\n"
+      "else:\n"
+      "    device = torch.device('cpu')\n");
+  EXPECT_TRUE(b.model->uses_cuda());
+  EXPECT_FALSE(build("import torch\nx = torch.acceleratorish()\n").model->uses_cuda());
+}
+
+}  // namespace
+}  // namespace perflint
+
+namespace perflint {
+namespace {
+
+// Found on DINO's main_dino.py: `if not math.isfinite(loss.item()): print(loss.item()); sys.exit(1)`.
+// A branch that ends the run (exit, raise, break) runs once: not every step. Its condition does.
+TEST(Model, BranchThatEndsTheRunIsNotEveryStep) {
+  auto b = build(
+      "for x in loader:\n"
+      "    loss = model(x)\n"
+      "    if not ok(loss.item()):\n"
+      "        log(loss.sum())\n"
+      "        sys.exit(1)\n"
+      "    if bad(loss):\n"
+      "        raise ValueError(loss.mean())\n"
+      "    if done(loss):\n"
+      "        keep(loss.max())\n"
+      "        break\n"
+      "    if big(loss):\n"
+      "        show(loss.min())\n"
+      "    loss.backward()\n");
+  EXPECT_TRUE(b.model->step_context(b.find_call("loss.item")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("loss.sum")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("loss.mean")->node).per_step());
+  EXPECT_FALSE(b.model->step_context(b.find_call("loss.max")->node).per_step());
+  EXPECT_TRUE(b.model->step_context(b.find_call("loss.min")->node).per_step());
+}
+
+}  // namespace
+}  // namespace perflint

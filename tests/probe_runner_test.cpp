@@ -23,13 +23,22 @@ namespace {
 const std::string kScripts = std::string(PERFLINT_SOURCE_DIR) + "/tests/probe/scripts";
 const std::string kShim = std::string(PERFLINT_SOURCE_DIR) + "/probe/shim";
 
-bool process_gone(pid_t pid) {
+bool process_gone_now(pid_t pid) {
   if (::kill(pid, 0) != 0) return errno == ESRCH;
   // A zombie nobody reaped (PID 1 in a container may not) is gone as far as work is concerned.
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
   const auto paren = all.rfind(')');
-  return paren != std::string::npos && paren + 2 < all.size() && all[paren + 2] == 'Z';
+  return paren != std::string::npos && paren + 2 < all.size() && (all[paren + 2] == 'Z' || all[paren + 2] == 'X');
+}
+
+// A killed process takes a moment to finish exiting after its file descriptors close.
+bool process_gone(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (process_gone_now(pid)) return true;
+    ::usleep(20000);
+  }
+  return false;
 }
 
 TEST(ProbeRunner, TimeoutStopsTheWholeProcessGroupWithinTheGrace) {

@@ -155,15 +155,17 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
   const Value v = model.evaluate(device);
   TSNode device_call = device;
   if (ts::is(device, "identifier")) {
-    // `device = torch.device("cuda:0")` earlier in the file: read the string inside.
+    // `device = torch.device("cuda:0")` earlier in the file: read the string inside. Every call
+    // assigned to the name counts, so that `device = torch.device("cpu")` in the else-branch of
+    // `device = torch.accelerator.current_accelerator()` does not make the copy look CPU-only.
     int found = 0;
     for (const CallInfo& other : model.calls()) {
-      if (last_component(other.qualname) != "device" || other.qualname.rfind("torch.", 0) != 0) continue;
       TSNode parent = ts_node_parent(other.node);
-      if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == model.text(device)) {
-        device_call = other.node;
-        ++found;
-      }
+      if (!ts::is(parent, "assignment") || !ts::same(ts::field(parent, "right"), other.node) ||
+          model.text(ts::field(parent, "left")) != model.text(device))
+        continue;
+      ++found;
+      if (last_component(other.qualname) == "device" && other.qualname.rfind("torch.", 0) == 0) device_call = other.node;
     }
     if (found != 1) device_call = device;
   }

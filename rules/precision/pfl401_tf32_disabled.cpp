@@ -7,6 +7,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/precision/precision_util.hpp"
 
 namespace perflint {
 namespace {
@@ -21,46 +22,8 @@ std::string short_value(const Model& model, TSNode n) {
   return s.size() > 40 ? s.substr(0, 40) + "..." : s;
 }
 
-bool is_16bit_dtype(std::string_view q) {
-  return q == "torch.float16" || q == "torch.half" || q == "torch.bfloat16";
-}
-
 bool is_hf_training_args(std::string_view q) {
   return q.size() >= 17 && q.substr(0, 13) == "transformers." && q.ends_with("TrainingArguments");
-}
-
-// The script computes in 16 bits somewhere: most matmul time is then not fp32 and TF32 barely
-// matters. Deliberately broad: any sign of it keeps the "never enabled" case silent.
-bool uses_reduced_precision(const Model& model) {
-  for (const auto& c : model.calls()) {
-    const std::string& q = c.qualname;
-    if (q == "torch.autocast" || q == "torch.cuda.amp.autocast" || q == "torch.amp.autocast" ||
-        q == "torch.cuda.amp.GradScaler" || q == "torch.amp.GradScaler" || q == "torch.GradScaler") {
-      const Argument* enabled = c.keyword("enabled");
-      // Only a literal `enabled=False` is known to be off; a flag means the user runs it both ways.
-      if (enabled && model.evaluate(enabled->value).truthy() == false && !model.evaluate(enabled->value).from_option)
-        continue;
-      return true;
-    }
-    // Accelerate and DeepSpeed take the precision from a config file or the launcher
-    // (`accelerate launch --mixed_precision bf16`): not decidable from this file.
-    if ((q == "accelerate.Accelerator" && !c.keyword("mixed_precision")) || q == "deepspeed.initialize") return true;
-    if (c.method == "half" || c.method == "bfloat16") return true;
-    for (TSNode p : c.positional)
-      if (is_16bit_dtype(model.qualname(p))) return true;
-    for (const auto& k : c.keywords) {
-      if (is_16bit_dtype(model.qualname(k.value))) return true;
-      // Hugging Face fp16=/bf16=, Accelerate mixed_precision=, Lightning precision=.
-      if (k.name == "fp16" || k.name == "bf16" || k.name == "mixed_precision" || k.name == "precision") {
-        const Value v = model.evaluate(k.value);
-        if (!v.known()) return true;
-        if (v.kind == Value::Kind::String && v.s != "no" && v.s != "32" && v.s != "32-true" && v.s != "64") return true;
-        if (v.kind == Value::Kind::Bool && v.b) return true;
-        if (v.kind == Value::Kind::Int && v.i == 16) return true;
-      }
-    }
-  }
-  return false;
 }
 
 class RulePFL401 final : public Rule {

@@ -76,14 +76,23 @@ class Probe:
         except KeyboardInterrupt:
             code = 130
             self.exit = {"reason": "interrupted", "code": code}
-        except BaseException:
+        except BaseException as e:
             code = 1
-            self.exit = {"reason": "crash", "code": code, "traceback": _tail(traceback.format_exc(), 40)}
-            traceback.print_exc()
+            text = self._script_traceback(e)
+            self.exit = {"reason": "crash", "code": code, "traceback": _tail(text, 40)}
+            sys.stderr.write(text)
         else:
             self.exit = {"reason": "script_exit", "code": 0}
         self.write()
         return code
+
+    def _script_traceback(self, exc):
+        """The traceback from the script's first frame on: the shim's own frames are noise."""
+        tb = exc.__traceback__
+        first = tb
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != self.script:
+            tb = tb.tb_next
+        return "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else first))
 
     def _on_sigterm(self, signum, frame):
         self.exit = {"reason": "terminated", "code": 128 + signum}

@@ -1,0 +1,17 @@
+// `perflint --probe SCRIPT [-- ARGS]`: run the script under the shim, read the evidence, put a
+// verdict on each of the script's findings and fill the probe summary the reports print.
+#pragma once
+#include <vector>
+
+#include "cli/config.hpp"
+#include "cli/options.hpp"
+#include "reports/report.hpp"
+
+namespace perflint {
+
+// Returns 0 when the requested steps were measured, 3 when the script did not get there (the
+// summary and verdicts still hold what was measured), 2 when the probe could not start.
+int probe_script(const Options& options, const Config& config, std::vector<FileResult>& results,
+                 ProbeSummary& summary);
+
+}  // namespace perflint

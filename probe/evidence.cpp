@@ -1,0 +1,143 @@
+// Evidence reader: JSON -> typed evidence, with errors that name the file and what is missing.
+#include "probe/evidence.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "probe/json_read.hpp"
+
+namespace perflint::probe {
+namespace {
+
+// "/path/train.py:42" -> ("/path/train.py", 42)
+void split_site(const std::string& site, std::string& file, uint32_t& line) {
+  const auto colon = site.rfind(':');
+  if (colon == std::string::npos) {
+    file = site;
+    return;
+  }
+  file = site.substr(0, colon);
+  line = static_cast<uint32_t>(std::strtoul(site.c_str() + colon + 1, nullptr, 10));
+}
+
+}  // namespace
+
+std::vector<const StepEvidence*> Evidence::measured() const {
+  std::vector<const StepEvidence*> out;
+  for (const auto& s : steps)
+    if (!s.warmup) out.push_back(&s);
+  return out;
+}
+
+double Evidence::median_step_ms() const {
+  std::vector<double> v;
+  for (const auto* s : measured()) v.push_back(s->wall_ms);
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+}
+
+double Evidence::mean_step_ms() const {
+  const auto m = measured();
+  if (m.empty()) return 0.0;
+  double sum = 0.0;
+  for (const auto* s : m) sum += s->wall_ms;
+  return sum / static_cast<double>(m.size());
+}
+
+double Evidence::data_wait_share() const {
+  double wait = 0.0, wall = 0.0;
+  for (const auto* s : measured()) {
+    wait += s->data_wait_ms;
+    wall += s->wall_ms;
+  }
+  return wall > 0.0 ? wait / wall : 0.0;
+}
+
+Expected<Evidence> parse_evidence(const std::string& text, const std::string& path) {
+  auto doc = jsonr::parse(text, path);
+  if (!doc) return make_error(doc.error().message + " (corrupt evidence file)");
+  const jsonr::Node& d = *doc;
+  if (!d.is_object()) return make_error(path + ": evidence is not a JSON object");
+  if (d.num("schema") != 1.0) return make_error(path + ": unsupported evidence schema (expected 1)");
+  Evidence e;
+  e.path = path;
+  e.python = d.string("python").value_or("");
+  e.python_version = d.string("python_version").value_or("");
+  e.torch = d.string("torch").value_or("");
+  e.script = d.string("script").value_or("");
+  e.step_marker = d.string("step_marker").value_or("");
+  e.steps_requested = static_cast<int>(d.num("steps_requested").value_or(0));
+  e.warmup = static_cast<int>(d.num("warmup").value_or(0));
+  if (const auto* dev = d.get("device"); dev && dev->is_object()) {
+    e.device_kind = dev->string("kind").value_or("cpu");
+    e.device_name = dev->string("name").value_or("");
+    e.capability = dev->string("capability").value_or("");
+  }
+  if (const auto* mem = d.get("memory"); mem && mem->is_object()) {
+    e.memory_kind = mem->string("kind").value_or("");
+    e.peak_bytes = static_cast<uint64_t>(mem->num("peak_bytes").value_or(0));
+    e.total_bytes = static_cast<uint64_t>(mem->num("total_bytes").value_or(0));
+  }
+  const auto* exit = d.get("exit");
+  if (!exit || !exit->is_object() || !exit->string("reason"))
+    return make_error(path + ": evidence has no exit.reason (corrupt evidence file)");
+  e.exit_reason = *exit->string("reason");
+  e.exit_code = static_cast<int>(exit->num("code").value_or(0));
+  e.traceback = exit->string("traceback").value_or("");
+  const auto* steps = d.get("steps");
+  if (!steps || !steps->is_array()) return make_error(path + ": evidence has no steps array (corrupt evidence file)");
+  for (const auto& s : steps->items) {
+    if (!s.is_object()) return make_error(path + ": a step is not an object (corrupt evidence file)");
+    StepEvidence st;
+    st.warmup = s.boolean("warmup").value_or(false);
+    st.wall_ms = s.num("wall_ms").value_or(0.0);
+    st.data_wait_ms = s.num("data_wait_ms").value_or(0.0);
+    st.autocast = s.boolean("autocast").value_or(false);
+    st.checkpoint_calls = static_cast<uint32_t>(s.num("checkpoint_calls").value_or(0));
+    st.checkpoint_forward_ms = s.num("checkpoint_forward_ms").value_or(0.0);
+    if (const auto* f = s.get("flags"); f && f->is_object()) {
+      st.anomaly = f->boolean("anomaly").value_or(false);
+      st.profiler = f->boolean("profiler").value_or(false);
+      st.tf32_matmul = f->boolean("tf32_matmul").value_or(false);
+      st.cudnn_benchmark = f->boolean("cudnn_benchmark").value_or(false);
+      st.deterministic = f->boolean("deterministic_algorithms").value_or(false);
+    }
+    if (const auto* syncs = s.get("syncs"); syncs && syncs->is_array())
+      for (const auto& y : syncs->items) {
+        SyncEvidence se;
+        split_site(y.string("site").value_or("?"), se.file, se.line);
+        se.op = y.string("op").value_or("");
+        se.count = static_cast<uint64_t>(y.num("count").value_or(0));
+        se.cuda = y.boolean("cuda").value_or(false);
+        st.syncs.push_back(std::move(se));
+      }
+    e.steps.push_back(std::move(st));
+  }
+  if (const auto* loaders = d.get("dataloaders"); loaders && loaders->is_array())
+    for (const auto& l : loaders->items) {
+      LoaderEvidence le;
+      split_site(l.string("site").value_or("?"), le.file, le.line);
+      le.num_workers = static_cast<int>(l.num("num_workers").value_or(0));
+      le.pin_memory = l.boolean("pin_memory").value_or(false);
+      le.persistent_workers = l.boolean("persistent_workers").value_or(false);
+      le.iterators = static_cast<int>(l.num("iterators").value_or(0));
+      le.batches = static_cast<int>(l.num("batches").value_or(0));
+      le.wait_ms = l.num("wait_ms").value_or(0.0);
+      if (const auto* f = l.get("first_batch_wait_ms"); f && f->is_array())
+        for (const auto& x : f->items) le.first_batch_wait_ms.push_back(x.number);
+      e.loaders.push_back(std::move(le));
+    }
+  return e;
+}
+
+Expected<Evidence> read_evidence(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path + ": cannot read the evidence file (the script may have died before the probe wrote it)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_evidence(ss.str(), path);
+}
+
+}  // namespace perflint::probe

@@ -1,0 +1,74 @@
+// The probe's evidence (docs/probe-evidence.md), read from the shim's JSON into typed values, and
+// the figures derived from the measured steps (warm-up excluded). Pure: no I/O but read_evidence.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parser/expected.hpp"
+
+namespace perflint::probe {
+
+struct SyncEvidence {
+  std::string file;
+  uint32_t line = 0;
+  std::string op;  // item, tolist, cpu, numpy, __float__, __int__
+  uint64_t count = 0;
+  bool cuda = false;
+};
+
+struct StepEvidence {
+  bool warmup = false;
+  double wall_ms = 0.0;
+  double data_wait_ms = 0.0;
+  bool autocast = false;
+  bool anomaly = false;
+  bool profiler = false;
+  bool tf32_matmul = false;
+  bool cudnn_benchmark = false;
+  bool deterministic = false;
+  uint32_t checkpoint_calls = 0;
+  double checkpoint_forward_ms = 0.0;
+  std::vector<SyncEvidence> syncs;
+};
+
+struct LoaderEvidence {
+  std::string file;
+  uint32_t line = 0;
+  int num_workers = 0;
+  bool pin_memory = false;
+  bool persistent_workers = false;
+  int iterators = 0;
+  int batches = 0;
+  double wait_ms = 0.0;
+  std::vector<double> first_batch_wait_ms;
+};
+
+struct Evidence {
+  std::string path;  // the evidence file
+  std::string python, python_version, torch, script, step_marker;
+  int steps_requested = 0;
+  int warmup = 0;
+  std::string device_kind = "cpu";  // cpu | cuda
+  std::string device_name, capability;
+  std::string memory_kind;  // cuda | rss
+  uint64_t peak_bytes = 0, total_bytes = 0;
+  std::vector<StepEvidence> steps;
+  std::vector<LoaderEvidence> loaders;
+  std::string exit_reason;  // steps_reached | script_exit | crash | interrupted | terminated
+  int exit_code = 0;
+  std::string traceback;
+
+  std::vector<const StepEvidence*> measured() const;
+  bool reached_steps() const { return exit_reason == "steps_reached"; }
+  double median_step_ms() const;
+  double mean_step_ms() const;
+  double data_wait_share() const;  // of measured wall time
+};
+
+Expected<Evidence> read_evidence(const std::string& path);
+// Parses evidence text (tests, and read_evidence after reading the file).
+Expected<Evidence> parse_evidence(const std::string& text, const std::string& path);
+
+}  // namespace perflint::probe

@@ -1,0 +1,183 @@
+// The evidence tests per rule (see each docs/rules/<CODE>.md, "How the probe measures it").
+// Kept in one table here so that rules stay free of probe types; a rule without a test gets an
+// honest "inconclusive" (or "not-measurable" for CUDA rules on a CPU run).
+#include "probe/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "rules/rule.hpp"
+
+namespace perflint::probe {
+namespace {
+
+using State = Verdict::State;
+
+std::string fmt(double v, int decimals = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string pct(double share) { return fmt(share * 100.0, 0) + "%"; }
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
+Verdict make(State s, std::string evidence, std::optional<double> cost = std::nullopt,
+             std::optional<double> share = std::nullopt) {
+  return Verdict{s, cost, share, std::move(evidence)};
+}
+
+// The DataLoader constructed at (or just above) the finding's line in its file: a multi-line call
+// reports the line where it starts, the finding may point at an argument further down.
+const LoaderEvidence* loader_for(const Finding& f, const Evidence& e) {
+  const LoaderEvidence* best = nullptr;
+  for (const auto& l : e.loaders) {
+    if (!same_file(l.file, f.path) || l.line > f.span.end.line || l.line + 20 < f.span.start.line) continue;
+    if (!best || l.line > best->line) best = &l;
+  }
+  return best;
+}
+
+// Shares are of the mean measured step (the same base as the data-wait share), capped at 1.
+double per_step_share(double ms, const Evidence& e) {
+  const double mean = e.mean_step_ms();
+  return mean > 0.0 ? std::min(1.0, ms / mean) : 0.0;
+}
+
+Verdict judge_workers(const Finding& f, const Evidence& e) {
+  const LoaderEvidence* l = loader_for(f, e);
+  if (!l) return make(State::Inconclusive, "this DataLoader was not constructed during the probed run");
+  if (l->num_workers > 0)
+    return make(State::Refuted, "at run time num_workers=" + std::to_string(l->num_workers) +
+                                    " (the default was overridden)");
+  if (l->batches == 0) return make(State::Inconclusive, "this DataLoader was not iterated during the probed steps");
+  // One batch per step: the loader's mean wait per batch is its cost per step.
+  const double cost = l->wait_ms / l->batches;
+  const double share = per_step_share(cost, e);
+  const std::string what = "num_workers=0 at run time; each step waits " + fmt(cost) +
+                           " ms for its batch (mean step " + fmt(e.mean_step_ms()) + " ms)";
+  if (share >= 0.10) return make(State::Confirmed, what, cost, share);
+  if (share < 0.03) return make(State::Refuted, what + ": workers would not buy step time here", cost, share);
+  return make(State::Inconclusive, what, cost, share);
+}
+
+Verdict judge_persistent(const Finding& f, const Evidence& e) {
+  const LoaderEvidence* l = loader_for(f, e);
+  if (!l) return make(State::Inconclusive, "this DataLoader was not constructed during the probed run");
+  if (l->persistent_workers) return make(State::Refuted, "at run time persistent_workers=True");
+  if (l->iterators < 2 || l->first_batch_wait_ms.size() < 2)
+    return make(State::Inconclusive, "the run did not reach a second epoch of this loader (raise --steps to see the restart)");
+  // Restart cost: the epoch-start wait beyond a normal batch, spread over the batches of an epoch.
+  double restart = 0.0;
+  for (size_t i = 1; i < l->first_batch_wait_ms.size(); ++i) restart += l->first_batch_wait_ms[i];
+  restart /= static_cast<double>(l->first_batch_wait_ms.size() - 1);
+  const double per_batch = l->batches > 0 ? l->wait_ms / l->batches : 0.0;
+  const double per_epoch_batches = static_cast<double>(l->batches) / l->iterators;
+  const double cost = std::max(0.0, restart - per_batch) / std::max(1.0, per_epoch_batches);
+  const double share = per_step_share(cost, e);
+  return make(cost > 0.0 ? State::Confirmed : State::Refuted,
+              "each epoch starts with a " + fmt(restart) + " ms wait (a normal batch: " + fmt(per_batch) +
+                  " ms), " + fmt(per_epoch_batches, 0) + " batches per epoch",
+              cost, share);
+}
+
+Verdict judge_sync(const Finding& f, const Evidence& e) {
+  if (e.device_kind != "cuda")
+    return make(State::NotMeasurable, "no CUDA device in this run: on the CPU this call does not wait for queued GPU work");
+  uint64_t count = 0;
+  const auto measured = e.measured();
+  for (const auto* s : measured)
+    for (const auto& y : s->syncs)
+      if (y.cuda && y.line == f.span.start.line && same_file(y.file, f.path)) count += y.count;
+  if (count == 0) return make(State::Refuted, "no host sync from this line during the measured steps");
+  return make(State::Inconclusive, fmt(static_cast<double>(count) / measured.size()) +
+                                       " host syncs per step from this line; pricing them needs GPU tracing");
+}
+
+Verdict judge_anomaly(const Finding&, const Evidence& e) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  const auto on = std::count_if(m.begin(), m.end(), [](const StepEvidence* s) { return s->anomaly; });
+  if (on == 0) return make(State::Refuted, "anomaly detection was off during every measured step");
+  return make(State::Confirmed, "anomaly detection was on in " + std::to_string(on) + "/" + std::to_string(m.size()) +
+                                    " measured steps (its cost: `--verify` runs without it)");
+}
+
+Verdict judge_checkpoint(const Finding&, const Evidence& e) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  double calls = 0.0, forward_ms = 0.0;
+  for (const auto* s : m) {
+    calls += s->checkpoint_calls;
+    forward_ms += s->checkpoint_forward_ms;
+  }
+  calls /= m.size();
+  forward_ms /= m.size();
+  if (calls == 0.0) return make(State::Refuted, "no checkpoint call during the measured steps");
+  if (e.total_bytes == 0) return make(State::Inconclusive, "no memory figures in the evidence");
+  const double used = static_cast<double>(e.peak_bytes) / static_cast<double>(e.total_bytes);
+  const std::string mem = std::string(e.memory_kind == "cuda" ? "device memory" : "RAM") + " peak " +
+                          fmt(e.peak_bytes / 1048576.0, 0) + " MiB of " + fmt(e.total_bytes / 1048576.0, 0) +
+                          " MiB (" + pct(used) + ")";
+  // The recompute is one more forward of the checkpointed segments: their forward time.
+  const double share = per_step_share(forward_ms, e);
+  const std::string what = fmt(calls, 0) + " checkpoint calls per step recompute " + fmt(forward_ms) +
+                           " ms of forward; " + mem;
+  if (used < 0.25)
+    return make(State::Confirmed, what + ": unneeded, it fits without (assumes activations at most 4x the peak)",
+                forward_ms, share);
+  return make(State::Inconclusive, what + ": memory may be tight without it", forward_ms, share);
+}
+
+}  // namespace
+
+Verdict judge(const Finding& f, const Evidence& e) {
+  const std::string_view code = f.rule ? f.rule->code : std::string_view{};
+  if (code == "PFL101") return judge_workers(f, e);
+  if (code == "PFL105") return judge_persistent(f, e);
+  if (code == "PFL201" || code == "PFL202" || code == "PFL203") return judge_sync(f, e);
+  if (code == "PFL301") return judge_anomaly(f, e);
+  if (code == "PFL501") return judge_checkpoint(f, e);
+  if (f.rule && f.rule->cuda_only && e.device_kind != "cuda")
+    return make(State::NotMeasurable, "no CUDA device in this run: this rule is about GPU work");
+  if (e.device_kind == "cuda")
+    return make(State::Inconclusive, "needs GPU tracing (CUPTI), not available in this build");
+  return make(State::Inconclusive, "no probe measurement for this rule yet");
+}
+
+std::vector<Diagnosis> diagnose(const Evidence& e) {
+  std::vector<Diagnosis> out;
+  const double share = e.data_wait_share();
+  if (!e.measured().empty() && share > 0.5)
+    out.push_back({"data-bound", pct(share) + " of every measured step waits for the DataLoader (median step " +
+                                     fmt(e.median_step_ms()) + " ms)"});
+  return out;
+}
+
+std::vector<size_t> rank(const std::vector<Finding>& findings) {
+  std::vector<size_t> idx(findings.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto tier = [&](size_t i) {
+    const auto& v = findings[i].verdict;
+    if (!v) return 1;
+    switch (v->state) {
+      case State::Confirmed: return 0;
+      case State::Refuted: return 2;
+      default: return 1;
+    }
+  };
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    if (tier(a) == 0) return findings[a].verdict->cost_ms_per_step.value_or(0) > findings[b].verdict->cost_ms_per_step.value_or(0);
+    return false;
+  });
+  return idx;
+}
+
+}  // namespace perflint::probe

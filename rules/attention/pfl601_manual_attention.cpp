@@ -1,0 +1,161 @@
+// PFL601 manual-attention: softmax(q @ k^T ...) written by hand. Each step materializes the
+// (seq x seq) score matrix per head in memory and runs matmul, scale/mask, softmax, dropout and a
+// second matmul as separate kernels, where scaled_dot_product_attention runs one fused kernel.
+#include <string>
+#include <unordered_set>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+#include "rules/all.hpp"
+#include "rules/attention/attention_util.hpp"
+
+namespace perflint {
+namespace {
+
+// How far a local name is followed back through assignments (`scores = scores.masked_fill(...)`).
+constexpr int kDepth = 4;
+
+// `k.transpose(-2, -1)`, `k.permute(0, 1, 3, 2)`, `k.mT`, `torch.transpose(k, 2, 3)`, or a local
+// name assigned one of those. `W.T` is left out on purpose: `x @ W.T` is a linear layer.
+bool is_transposed(const Model& model, TSNode expr, int depth) {
+  TSNode e = unparen(expr);
+  if (ts::is(e, "attribute")) {
+    const std::string_view attr = model.text(ts::field(e, "attribute"));
+    return attr == "mT" || attr == "mH";
+  }
+  if (ts::is(e, "call")) {
+    const CallInfo* c = model.call(e);
+    if (!c) return false;
+    if (c->qualname == "torch.transpose" || c->qualname == "torch.permute") return true;
+    if (ts_node_is_null(c->receiver) || !c->qualname.empty()) return false;
+    if (c->method == "transpose" || c->method == "permute" || c->method == "swapaxes" || c->method == "swapdims")
+      return true;
+    // `k.transpose(-2, -1).contiguous()`, `.float()`: the layout change is further down.
+    if (c->method == "contiguous" || c->method == "float" || c->method == "half" || c->method == "to" ||
+        c->method == "type_as")
+      return is_transposed(model, c->receiver, depth);
+    return false;
+  }
+  if (ts::is(e, "identifier") && depth > 0) {
+    const auto values = values_assigned_before(model, model.text(e), e);
+    return !values.empty() && is_transposed(model, values.front(), depth - 1);
+  }
+  return false;
+}
+
+// The expression (or a local it reads, followed back through assignments) contains a product of
+// something with a transposed operand: the attention scores q @ k^T.
+bool has_scores(const Model& model, TSNode expr, int depth, std::unordered_set<uintptr_t>& seen) {
+  bool found = false;
+  std::vector<TSNode> names;
+  ts::walk(expr, [&](TSNode n) {
+    if (found) return false;
+    if (ts::is(n, "binary_operator")) {
+      TSNode op = ts::field(n, "operator");
+      if (!ts_node_is_null(op) && ts::kind(op) == "@" && is_transposed(model, ts::field(n, "right"), kDepth)) {
+        found = true;
+        return false;
+      }
+    } else if (ts::is(n, "call")) {
+      if (const CallInfo* c = model.call(n)) {
+        const bool fn = c->qualname == "torch.matmul" || c->qualname == "torch.bmm";
+        const bool method = c->qualname.empty() && !ts_node_is_null(c->receiver) &&
+                            (c->method == "matmul" || c->method == "bmm");
+        if ((fn && c->positional.size() >= 2 && is_transposed(model, c->positional[1], kDepth)) ||
+            (method && c->positional.size() >= 1 && is_transposed(model, c->positional[0], kDepth))) {
+          found = true;
+          return false;
+        }
+      }
+    } else if (ts::is(n, "identifier")) {
+      TSNode parent = ts_node_parent(n);
+      const bool attr_name = ts::is(parent, "attribute") && !ts::same(ts::field(parent, "object"), n);
+      const bool callee = ts::is(parent, "call") && ts::same(ts::field(parent, "function"), n);
+      if (!attr_name && !callee) names.push_back(n);
+    }
+    return true;
+  });
+  if (found || depth == 0) return found;
+  for (TSNode name : names)
+    for (TSNode value : values_assigned_before(model, model.text(name), name)) {
+      if (!seen.insert(reinterpret_cast<uintptr_t>(value.id)).second) continue;
+      if (has_scores(model, value, depth - 1, seen)) return true;
+    }
+  return false;
+}
+
+// The weights leave the function (returned, or kept on `self` for visualization): SDPA does not
+// return them, so the hand-written form is needed.
+bool weights_kept(const Model& model, TSNode softmax) {
+  TSNode stmt = statement_of(softmax);
+  // `softmax(s) @ v` consumes the weights on the spot: whatever leaves is the output.
+  for (TSNode n = ts_node_parent(softmax); !ts_node_is_null(n) && !ts::same(n, stmt); n = ts_node_parent(n))
+    if (ts::is(n, "binary_operator")) return false;
+  if (ts::is(stmt, "return_statement")) return true;
+  if (!ts::is(stmt, "assignment")) return false;
+  TSNode left = ts::field(stmt, "left");
+  if (!ts::is(left, "identifier")) return ts::is(left, "attribute");  // self.attn_probs = softmax(...)
+  const std::string_view name = model.text(left);
+  TSNode scope = scope_of(model, stmt);
+  bool kept = false;
+  ts::walk(scope, [&](TSNode n) {
+    if (kept) return false;
+    if (ts::is(n, "return_statement") || ts::is(n, "yield")) {
+      // `return out, attn` keeps the weights; `return attn @ v` only uses them.
+      for (TSNode c : ts::named_children(n)) {
+        std::vector<TSNode> items{c};
+        if (ts::is(c, "expression_list") || ts::is(c, "tuple")) items = ts::named_children(c);
+        for (TSNode item : items)
+          if (ts::is(unparen(item), "identifier") && model.text(unparen(item)) == name) kept = true;
+      }
+      return false;
+    }
+    if (ts::is(n, "assignment") && ts::is(ts::field(n, "left"), "attribute") &&
+        model.text(unparen(ts::field(n, "right"))) == name) {
+      kept = true;
+      return false;
+    }
+    return true;
+  });
+  return kept;
+}
+
+class RulePFL601 final : public Rule {
+ public:
+  const RuleInfo& info() const override {
+    static const RuleInfo i{"PFL601", "manual-attention", "attention", Severity::Warning,
+                            "Hand-written softmax(q @ k^T / sqrt(d)) @ v attention instead of scaled_dot_product_attention",
+                            false, {}};
+    return i;
+  }
+  std::vector<std::string_view> kinds() const override { return {"call"}; }
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    TSNode input{};
+    if (call->qualname == "torch.softmax" || call->qualname == "torch.nn.functional.softmax" ||
+        call->qualname == "torch.special.softmax")
+      input = call->arg("input", 0);
+    else if (call->qualname.empty() && call->method == "softmax" && !ts_node_is_null(call->receiver))
+      input = call->receiver;  // scores.softmax(dim=-1)
+    if (ts_node_is_null(input)) return;
+    std::unordered_set<uintptr_t> seen;
+    if (!has_scores(model, input, kDepth, seen)) return;
+    if (weights_kept(model, node)) return;
+    Finding& f = out.report(node,
+                            "hand-written attention (softmax(q @ kᵀ ...)) materializes the full attention matrix in "
+                            "memory and runs 3+ kernels",
+                            "`torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., "
+                            "is_causal=...)` (PyTorch >= 2.0): fused Flash/memory-efficient kernels");
+    f.notes.push_back(Note{"the score matrix is batch x heads x seq x seq: its memory and the kernels around it grow "
+                           "with the square of the sequence length",
+                           std::nullopt});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_pfl601() { return std::make_unique<RulePFL601>(); }
+
+}  // namespace perflint

@@ -1,0 +1,91 @@
+// PFL503 cudnn-benchmark-off: a CUDA conv model trained without cuDNN autotuning. With
+// `torch.backends.cudnn.benchmark = True` cuDNN times its convolution algorithms once per input
+// shape and keeps the fastest; without it a heuristic picks one, often several times slower.
+#include <string>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+#include "rules/all.hpp"
+#include "rules/common.hpp"
+#include "rules/compute/model_util.hpp"
+
+namespace perflint {
+namespace {
+
+constexpr std::string_view kBenchmark = "torch.backends.cudnn.benchmark";
+constexpr std::string_view kDeterministic = "torch.backends.cudnn.deterministic";
+constexpr std::string_view kMessage =
+    "cuDNN autotuning is off: each convolution runs whatever algorithm cuDNN's heuristic picks; with "
+    "`torch.backends.cudnn.benchmark = True` cuDNN times the candidates once per input shape and reuses the "
+    "fastest";
+constexpr std::string_view kFix = "set `torch.backends.cudnn.benchmark = True` once, before the training loop";
+constexpr std::string_view kShapes =
+    "assumes the input shapes are the same every step (variable-size inputs re-tune for each new shape)";
+
+TSNode rightmost(TSNode assignment) {
+  TSNode right = ts::field(assignment, "right");
+  while (ts::is(right, "assignment")) right = ts::field(right, "right");  // a = b = True
+  return right;
+}
+
+// Signs that the user chose reproducibility, or that input shapes vary: benchmark would not pay.
+bool benchmark_unwanted(const Model& model) {
+  for (TSNode a : model.nodes_of_kind("assignment"))
+    if (model.qualname(ts::field(a, "left")) == kDeterministic && model.evaluate(rightmost(a)).truthy() != false)
+      return true;
+  for (const auto& c : model.calls()) {
+    if (c.qualname == "torch.use_deterministic_algorithms") {
+      if (model.evaluate(c.arg("mode", 0)).truthy() != false) return true;
+    }
+    // Variable-size images (detection) or sequences padded per batch re-tune for every new shape.
+    if (is_detection_model(c.qualname) || c.qualname == "torch.nn.utils.rnn.pad_sequence") return true;
+    // Lightning's Trainer(benchmark=...) sets the flag itself.
+    if (c.keyword("benchmark") && (c.qualname.starts_with("lightning") || c.qualname.starts_with("pytorch_lightning")))
+      return true;
+  }
+  return false;
+}
+
+class RulePFL503 final : public Rule {
+ public:
+  const RuleInfo& info() const override {
+    static const RuleInfo i{"PFL503", "cudnn-benchmark-off", "compute", Severity::Warning,
+                            "Convolutional model on CUDA without torch.backends.cudnn.benchmark=True", true, {}};
+    return i;
+  }
+  std::vector<std::string_view> kinds() const override { return {"module"}; }
+
+  void check(TSNode, const Model& model, Emitter& out) const override {
+    if (!model.has_step_loop()) return;
+    const CallInfo* conv = first_call(model, is_conv_call);
+    if (!conv) return;
+    TSNode disabled{};
+    for (TSNode a : model.nodes_of_kind("assignment")) {
+      if (model.qualname(ts::field(a, "left")) != kBenchmark) continue;
+      // True, or a value only known at run time (`= args.benchmark`): the user decides.
+      if (model.evaluate(rightmost(a)).truthy() != false) return;
+      if (ts_node_is_null(disabled)) disabled = a;
+    }
+    if (benchmark_unwanted(model)) return;
+    const std::string conv_line = std::to_string(out.source().position(ts_node_start_byte(conv->node)).line);
+    if (!ts_node_is_null(disabled)) {
+      const Value v = model.evaluate(rightmost(disabled));
+      Finding& f = out.report(disabled,
+                              "`" + std::string(model.text(disabled)) + "` turns cuDNN autotuning off: " +
+                                  std::string(kMessage.substr(kMessage.find("each convolution"))),
+                              "set it to `True` (reproducibility is `torch.backends.cudnn.deterministic = True`'s job)");
+      if (auto n = origin_note(out, "benchmark", v)) f.notes.push_back(*n);
+      f.notes.push_back(out.note(conv->node, "the model uses convolutions (line " + conv_line + ")"));
+      f.notes.push_back(Note{std::string(kShapes), std::nullopt});
+      return;
+    }
+    Finding& f = out.report(conv->node, std::string(kMessage), std::string(kFix));
+    f.notes.push_back(Note{std::string(kShapes), std::nullopt});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_pfl503() { return std::make_unique<RulePFL503>(); }
+
+}  // namespace perflint

@@ -1,0 +1,105 @@
+// PFL302 profiler-left-on: a profiler entered around the training loop (`with profile(...):` or
+// `prof.start()` before it) records every operator, and with CUDA activities every kernel, for the
+// whole run.
+#include <string>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+#include "rules/all.hpp"
+#include "rules/debug/debug_util.hpp"
+
+namespace perflint {
+namespace {
+
+bool is_profiler(std::string_view q) {
+  return q == "torch.profiler.profile" || q == "torch.profiler.profiler.profile" ||
+         q == "torch.autograd.profiler.profile" || q == "torch.autograd.profiler.emit_nvtx" ||
+         q == "torch.cuda.profiler.profile" || q == "torch.autograd.profiler_legacy.profile";
+}
+
+constexpr std::string_view kMessage =
+    "the profiler wraps the training loop: it records every operator (and CUDA activity) for the whole run";
+constexpr std::string_view kHint = "profile a few steps behind a flag (e.g. `if args.profile:`), or remove it";
+constexpr std::string_view kScheduleMessage =
+    "the profiler wraps the training loop: its `schedule=` limits full recording to the active steps, but it stays "
+    "attached (operator callbacks, trace handling) to every step of the run";
+
+std::string message(const CallInfo& profiler) {
+  return std::string(profiler.keyword("schedule") ? kScheduleMessage : kMessage);
+}
+
+class RulePFL302 final : public Rule {
+ public:
+  const RuleInfo& info() const override {
+    static const RuleInfo i{"PFL302", "profiler-left-on", "debug-left-on", Severity::Warning,
+                            "Profiler wrapping the training loop", false, {}};
+    return i;
+  }
+  std::vector<std::string_view> kinds() const override { return {"with_statement", "call"}; }
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    if (ts::is(node, "with_statement")) return check_with(node, model, out);
+    check_start(node, model, out);
+  }
+
+ private:
+  static void check_with(TSNode with, const Model& model, Emitter& out) {
+    TSNode profiler{};
+    // `with_clause` holds the `with_item`s; each item's value may be `call as name`.
+    ts::walk(with, [&](TSNode n) {
+      if (!ts_node_is_null(profiler) || ts::is(n, "block")) return false;
+      if (!ts::is(n, "call")) return true;
+      const CallInfo* c = model.call(n);
+      if (c && is_profiler(c->qualname)) profiler = n;
+      return false;
+    });
+    if (ts_node_is_null(profiler)) return;
+    if (model.under_condition(with) || only_called_conditionally(model, with)) return;
+    const CallInfo* c = model.call(profiler);
+    // `enabled=args.profile` (or False): switched off unless the flag is given.
+    if (const Argument* en = c->keyword("enabled"); en && model.evaluate(en->value).truthy() != true) return;
+    if (c->unresolved_kwargs) return;  // may carry `enabled=False`
+    TSNode body = ts::field(with, "body");
+    TSNode site = first_step_site(model, body);
+    if (ts_node_is_null(site)) return;
+    Finding& f = out.report(profiler, message(*c), std::string(kHint));
+    f.notes.push_back(out.note(site, "the training loop runs inside it here"));
+  }
+
+  // `prof = torch.profiler.profile(...); prof.start()` followed by the step loop in the same body.
+  static void check_start(TSNode node, const Model& model, Emitter& out) {
+    const CallInfo* call = model.call(node);
+    if (!call || call->method != "start" || !call->positional.empty() || !call->keywords.empty()) return;
+    const std::string_view recv = model.text(call->receiver);
+    if (!ts::is(call->receiver, "identifier") && !ts::is(call->receiver, "attribute")) return;
+    const CallInfo* made = nullptr;
+    for (const auto& c : model.calls()) {
+      if (!is_profiler(c.qualname)) continue;
+      TSNode parent = ts_node_parent(c.node);
+      if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == recv) {
+        made = &c;
+        break;
+      }
+    }
+    if (!made || made->unresolved_kwargs) return;
+    if (const Argument* en = made->keyword("enabled"); en && model.evaluate(en->value).truthy() != true) return;
+    if (model.under_condition(node) || only_called_conditionally(model, node)) return;
+    // The loop must follow in the same function body (or module), before any `prof.stop()`.
+    TSNode scope = model.enclosing(node, "function_definition");
+    if (ts_node_is_null(scope)) scope = ts_tree_root_node(node.tree);
+    TSNode site = first_step_site(model, scope, ts_node_end_byte(node));
+    if (ts_node_is_null(site)) return;
+    for (const auto& c : model.calls())
+      if (c.method == "stop" && model.text(c.receiver) == recv && ts_node_start_byte(c.node) > ts_node_end_byte(node) &&
+          ts_node_end_byte(c.node) <= ts_node_start_byte(site))
+        return;
+    Finding& f = out.report(node, message(*made), std::string(kHint));
+    f.notes.push_back(out.note(site, "the training loop runs after `" + std::string(recv) + ".start()` here"));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_pfl302() { return std::make_unique<RulePFL302>(); }
+
+}  // namespace perflint

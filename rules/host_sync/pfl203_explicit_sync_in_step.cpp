@@ -1,0 +1,47 @@
+// PFL203 explicit-sync-in-step: `torch.cuda.synchronize()` / `torch.cuda.empty_cache()` on every
+// training step. Both drain the GPU queue, so the host can no longer run ahead of the device.
+#include <string>
+
+#include "parser/model.hpp"
+#include "rules/all.hpp"
+#include "rules/host_sync/tensor_util.hpp"
+
+namespace perflint {
+namespace {
+
+class RulePFL203 final : public Rule {
+ public:
+  const RuleInfo& info() const override {
+    static const RuleInfo i{"PFL203", "explicit-sync-in-step", "host-sync", Severity::Warning,
+                            "torch.cuda.synchronize() / empty_cache() every training step", true, {}};
+    return i;
+  }
+  std::vector<std::string_view> kinds() const override { return {"call"}; }
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call) return;
+    const bool sync = call->qualname == "torch.cuda.synchronize";
+    const bool empty = call->qualname == "torch.cuda.empty_cache" || call->qualname == "torch.cuda.memory.empty_cache";
+    if (!sync && !empty) return;
+    // Timing blocks under `if step % log == 0:` and benchmark functions without a backward are
+    // not steps: the model's step context already leaves them out.
+    const StepContext sc = model.step_context(node);
+    if (!sc.per_step()) return;
+    const std::string what = "`" + std::string(model.text(call->function)) + "()`";
+    std::string message =
+        sync ? what + " runs every training step: it stalls the host until every queued kernel has finished, so the "
+                      "host cannot queue the next step's work while the GPU drains"
+             : what + " runs every training step: it frees the allocator's cached blocks, which the next step must "
+                      "cudaMalloc again (each a device-wide synchronization), and it synchronizes itself";
+    Finding& f = out.report(node, std::move(message),
+                            "remove it, or move it under the logging/interval guard (e.g. `if step % log_every == 0:`)");
+    f.notes.push_back(step_loop_note(model, out, sc.loop));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_pfl203() { return std::make_unique<RulePFL203>(); }
+
+}  // namespace perflint

@@ -1,0 +1,147 @@
+// PFL801 host-timer-no-sync: `time.time()`/`perf_counter()` read around GPU work with nothing that
+// waits for the GPU in between. CUDA calls return once the kernels are queued, so the difference
+// measures launch time, not run time; the numbers mislead every decision made from them.
+#include <array>
+#include <string>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+#include "rules/all.hpp"
+#include "rules/attention/attention_util.hpp"
+#include "rules/host_sync/tensor_util.hpp"
+
+namespace perflint {
+namespace {
+
+bool is_timer(std::string_view q) {
+  return q == "time.time" || q == "time.perf_counter" || q == "time.monotonic" || q == "time.time_ns" ||
+         q == "time.perf_counter_ns" || q == "time.monotonic_ns";
+}
+
+template <size_t N>
+bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
+  for (auto x : set)
+    if (s == x) return true;
+  return false;
+}
+
+// Calls that wait for the GPU (or read a result back, which waits too).
+bool syncs(const Model& model, const CallInfo& c) {
+  if (c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.Event" ||
+      c.qualname == "torch.distributed.barrier")
+    return true;
+  static constexpr std::array<std::string_view, 8> methods = {"synchronize", "item", "cpu", "tolist", "numpy",
+                                                              "elapsed_time", "wait", "wait_for_everyone"};
+  if (!c.method.empty() && one_of(c.method, methods)) return true;
+  // A same-file wrapper such as `cuda_sync()` or `synchronize(device)`.
+  const std::string_view callee = model.text(c.function);
+  return callee.find("sync") != std::string_view::npos;
+}
+
+// A call that could queue GPU work: anything but builtins, logging/progress helpers and other
+// libraries (`time`, `numpy`, `os`, ...). Deliberately broad: the rule only runs on CUDA scripts.
+bool may_launch(const Model& model, const CallInfo& c) {
+  static constexpr std::array<std::string_view, 24> builtins = {
+      "print", "len", "range", "enumerate", "zip", "next", "iter", "isinstance", "str", "int", "float", "sorted",
+      "list", "dict", "tuple", "min", "max", "sum", "abs", "round", "open", "format", "getattr", "hasattr"};
+  static constexpr std::array<std::string_view, 20> cpu_methods = {
+      "update", "append", "extend", "format", "join", "split", "info", "debug", "warning", "error",
+      "log", "write", "set_description", "set_postfix", "add_scalar", "items", "keys", "values", "get", "flush"};
+  static constexpr std::array<std::string_view, 5> grad_modes = {"torch.no_grad", "torch.enable_grad",
+                                                                 "torch.inference_mode", "torch.set_grad_enabled",
+                                                                 "torch.manual_seed"};
+  if (ts::is(c.function, "identifier") && one_of(model.text(c.function), builtins)) return false;
+  if (!c.qualname.empty()) return c.qualname.starts_with("torch.") && !one_of(std::string_view(c.qualname), grad_modes);
+  if (!c.method.empty() && one_of(c.method, cpu_methods)) return false;
+  if (!ts_node_is_null(c.receiver) && rooted_in_other_library(model, c.receiver)) return false;
+  return true;
+}
+
+TSNode timer_call(const Model& model, TSNode value) {
+  TSNode v = unparen(value);
+  if (!ts::is(v, "call")) return {};
+  const CallInfo* c = model.call(v);
+  return c && is_timer(c->qualname) ? v : TSNode{};
+}
+
+// `time.time() - start`: the name the clock reading is compared with, or empty.
+std::string_view start_name_in_expression(const Model& model, TSNode timer) {
+  TSNode n = timer;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+    if (ts::is(p, "parenthesized_expression")) continue;
+    if (!ts::is(p, "binary_operator")) break;
+    TSNode op = ts::field(p, "operator");
+    TSNode right = unparen(ts::field(p, "right"));
+    if (!ts_node_is_null(op) && ts::kind(op) == "-" && ts::same(ts::field(p, "left"), n) && ts::is(right, "identifier"))
+      return model.text(right);
+    break;
+  }
+  return {};
+}
+
+// `end = time.time()` ... `end - start`: the start name, read from the first such difference.
+std::string_view start_name_via_end(const Model& model, TSNode timer) {
+  TSNode stmt = statement_of(timer);
+  if (!ts::is(stmt, "assignment") || !ts::same(unparen(ts::field(stmt, "right")), timer)) return {};
+  TSNode left = ts::field(stmt, "left");
+  if (!ts::is(left, "identifier")) return {};
+  const std::string_view end = model.text(left);
+  std::string_view start;
+  ts::walk(scope_of(model, stmt), [&](TSNode n) {
+    if (!start.empty() || ts_node_end_byte(n) <= ts_node_end_byte(stmt)) return false;
+    if (!ts::is(n, "binary_operator")) return true;
+    TSNode op = ts::field(n, "operator");
+    TSNode l = unparen(ts::field(n, "left")), r = unparen(ts::field(n, "right"));
+    if (!ts_node_is_null(op) && ts::kind(op) == "-" && ts::is(l, "identifier") && model.text(l) == end &&
+        ts::is(r, "identifier"))
+      start = model.text(r);
+    return start.empty();
+  });
+  return start;
+}
+
+class RulePFL801 final : public Rule {
+ public:
+  const RuleInfo& info() const override {
+    static const RuleInfo i{"PFL801", "host-timer-no-sync", "measurement", Severity::Warning,
+                            "Host timer around GPU work without torch.cuda.synchronize(): the time is wrong", true, {}};
+    return i;
+  }
+  std::vector<std::string_view> kinds() const override { return {"call"}; }
+
+  void check(TSNode node, const Model& model, Emitter& out) const override {
+    const CallInfo* call = model.call(node);
+    if (!call || !is_timer(call->qualname)) return;
+    std::string_view start = start_name_in_expression(model, node);
+    if (start.empty()) start = start_name_via_end(model, node);
+    if (start.empty()) return;
+    // The latest `start = time.time()` before this reading, in the same function.
+    const auto values = values_assigned_before(model, start, node);
+    if (values.empty()) return;
+    const TSNode first = timer_call(model, values.front());
+    if (ts_node_is_null(first)) return;
+    const uint32_t lo = ts_node_end_byte(first), hi = ts_node_start_byte(node);
+    const CallInfo* work = nullptr;
+    for (const auto& c : model.calls()) {
+      if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+      if (syncs(model, c)) return;
+      if (!work && may_launch(model, c)) work = &c;
+    }
+    if (!work) return;
+    const auto line = [&](TSNode n) { return std::to_string(out.source().position(ts_node_start_byte(n)).line); };
+    Finding& f = out.report(node,
+                            "CUDA kernels run asynchronously: this host timer measures the time to queue the work, "
+                            "not to run it",
+                            "call `torch.cuda.synchronize()` before reading the clock (or use "
+                            "`torch.cuda.Event(enable_timing=True)`)");
+    f.notes.push_back(out.note(first, "the clock starts here (line " + line(first) + ")"));
+    f.notes.push_back(out.note(work->node, "GPU work is queued in between, e.g. `" + short_text(model, work->node, 40) +
+                                               "` (line " + line(work->node) + "), and nothing waits for it"));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_pfl801() { return std::make_unique<RulePFL801>(); }
+
+}  // namespace perflint

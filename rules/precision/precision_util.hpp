@@ -1,0 +1,29 @@
+// Whether a script computes in 16 bits anywhere (autocast, GradScaler, .half(), bf16 dtypes,
+// framework precision settings): shared by the precision rules (PFL401, PFL402) and PFL504.
+#pragma once
+#include <tree_sitter/api.h>
+
+#include "parser/model.hpp"
+
+namespace perflint {
+
+struct ReducedPrecision {
+  enum class Kind {
+    None,     // nothing in the file computes in 16 bits
+    Present,  // autocast, GradScaler, .half(), a 16-bit dtype or precision setting is written here
+    Unknown,  // decided outside the file (Accelerate/DeepSpeed launcher config, a flag's value)
+  };
+  Kind kind = Kind::None;
+  TSNode evidence{};  // the first call that showed it (Present/Unknown)
+};
+
+// Deliberately broad: any sign of 16-bit compute counts, so that rules about fp32 training stay
+// silent when in doubt.
+ReducedPrecision reduced_precision(const Model& model);
+
+// True unless the file shows no 16-bit compute at all (Present or Unknown).
+inline bool uses_reduced_precision(const Model& model) {
+  return reduced_precision(model).kind != ReducedPrecision::Kind::None;
+}
+
+}  // namespace perflint

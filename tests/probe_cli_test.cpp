@@ -1,0 +1,103 @@
+// `perflint --probe` end to end on real scripts with a real torch (Debian python3-torch for
+// /usr/bin/python3); skipped, saying why, where that interpreter has no torch.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "probe/json_read.hpp"
+#include "tests/cli_support.hpp"
+
+using perflint::testing::run_perflint;
+
+namespace perflint {
+namespace {
+
+const std::string kScripts = std::string(PERFLINT_SOURCE_DIR) + "/tests/probe/scripts/";
+
+bool have_torch() {
+  static const bool yes = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+  return yes;
+}
+
+#define REQUIRE_TORCH()                                                                              \
+  do {                                                                                               \
+    if (!have_torch()) GTEST_SKIP() << "no torch for /usr/bin/python3 (Debian: apt-get install python3-torch)"; \
+  } while (0)
+
+const jsonr::Node* finding(const jsonr::Node& doc, std::string_view code) {
+  for (const auto& f : doc.get("findings")->items)
+    if (f.string("code") == code) return &f;
+  return nullptr;
+}
+
+TEST(ProbeCli, DataBoundScriptConfirmsPFL101WithItsDataWaitShare) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--steps", "6", "--warmup", "2", "--python", "/usr/bin/python3",
+                         "--output-format", "json", kScripts + "data_bound.py"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  const jsonr::Node* probe = doc->get("probe");
+  ASSERT_NE(probe, nullptr);
+  EXPECT_EQ(probe->num("steps"), 6.0);
+  EXPECT_GT(probe->num("data_wait_share").value_or(0), 0.5);
+  EXPECT_GT(probe->num("median_step_ms").value_or(0), 0.0);
+  EXPECT_EQ(probe->get("exit")->string("reason"), "steps_reached");
+  const jsonr::Node* f = finding(*doc, "PFL101");
+  ASSERT_NE(f, nullptr);
+  const jsonr::Node* v = f->get("verdict");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->string("state"), "confirmed");
+  EXPECT_GT(v->num("share").value_or(0), 0.5);
+  EXPECT_GT(v->num("cost_ms_per_step").value_or(0), 0.0);
+}
+
+TEST(ProbeCli, InMemoryLoaderWithAHeavyModelDoesNotConfirmPFL101) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--steps", "5", "--warmup", "2", "--python", "/usr/bin/python3",
+                         "--output-format", "json", kScripts + "compute_bound.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* f = finding(*doc, "PFL101");
+  if (f) {
+    EXPECT_NE(f->get("verdict")->string("state"), "confirmed");
+  }
+  // Anomaly mode left on is confirmed as enabled during the steps.
+  const jsonr::Node* anomaly = finding(*doc, "PFL301");
+  ASSERT_NE(anomaly, nullptr);
+  EXPECT_EQ(anomaly->get("verdict")->string("state"), "confirmed");
+}
+
+TEST(ProbeCli, CrashGivesExitCode3TheTracebackTailAndTheStaticFindings) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--steps", "5", "--warmup", "1", "--python", "/usr/bin/python3",
+                         "--no-color", kScripts + "crash_at_3.py"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("boom at step 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ended         crash"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("runtime.py"), std::string::npos) << "the shim's frames leak into the traceback";
+}
+
+TEST(ProbeCli, ScriptArgumentsAfterDoubleDash) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "--show-output",
+                         kScripts + "args_and_workers.py", "--", "--lr", "0.05", "--tag", "x"});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("args: 0.05 x"), std::string::npos) << r.err;
+}
+
+TEST(ProbeCli, UsageErrors) {
+  auto two = run_perflint({"--probe", "a.py", "b.py"});
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("exactly one SCRIPT"), std::string::npos) << two.err;
+  auto stray = run_perflint({"--steps", "5", "a.py"});
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("go with --probe"), std::string::npos) << stray.err;
+  auto nopython = run_perflint({"--probe", "--python", "/nonexistent/python", kScripts + "crash_at_3.py"});
+  EXPECT_EQ(nopython.exit_code, 2);
+  EXPECT_NE(nopython.err.find("/nonexistent/python"), std::string::npos) << nopython.err;
+}
+
+}  // namespace
+}  // namespace perflint
