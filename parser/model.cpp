@@ -231,6 +231,9 @@ struct Model::Impl {
 
   // argparse
   std::vector<ArgOption> options;
+  // Names that hold parsed arguments: bound from `.parse_args()` / `.parse_known_args()`, plus the
+  // conventional parameter names a main(args) receives them under.
+  std::vector<std::string_view> args_names = {"args", "opt", "opts", "hparams", "flags"};
 
   // data loaders
   std::vector<DataLoaderInfo> loaders;
@@ -627,7 +630,11 @@ struct Model::Impl {
     if (k == "attribute") {
       // args.workers -> the argparse default of --workers.
       TSNode obj = field(n, "object");
-      if (!is(obj, "identifier") || t(obj) == "self" || options.empty()) return Value{};
+      // `cfg.find_unused` from a YAML config is not `--find-unused`: only names that hold parsed
+      // arguments are read through argparse defaults.
+      if (!is(obj, "identifier") || options.empty() ||
+          std::find(args_names.begin(), args_names.end(), t(obj)) == args_names.end())
+        return Value{};
       const ArgOption* opt = find_option(t(field(n, "attribute")));
       if (!opt) return Value{};
       Value d;
@@ -713,6 +720,16 @@ struct Model::Impl {
   }
 
   void collect_argparse() {
+    for (const auto& a : all_assigns) {
+      TSNode v = a.value;
+      if (is(v, "subscript")) v = field(v, "value");  // parse_known_args()[0]
+      if (!is(v, "call")) continue;
+      const std::string_view fn = last_component(t(field(v, "function")));
+      if (fn != "parse_args" && fn != "parse_known_args") continue;
+      TSNode target = a.target;
+      if (is(target, "pattern_list") || is(target, "tuple_pattern")) target = ts_node_named_child(target, 0);
+      if (is(target, "identifier")) args_names.push_back(t(target));
+    }
     for (const auto& c : calls) {
       if (c.method != "add_argument" || c.positional.empty()) continue;
       std::vector<std::string> flags;

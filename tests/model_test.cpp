@@ -323,3 +323,25 @@ TEST(Model, BranchThatEndsTheRunIsNotEveryStep) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+
+TEST(Model, OnlyParsedArgumentsReadArgparseDefaults) {
+  auto b = build(
+      "import argparse\n"
+      "parser = argparse.ArgumentParser()\n"
+      "parser.add_argument('--find-unused', action='store_true', default=True)\n"
+      "parser.add_argument('--workers', type=int, default=0)\n"
+      "ns, _ = parser.parse_known_args()\n"
+      "f(cfg.find_unused, ns.find_unused, args.workers, cfg.workers)\n");
+  const CallInfo* f = b.find_call("f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(b.model->evaluate(f->positional[0]).known());     // a config object, not argparse
+  EXPECT_EQ(b.model->evaluate(f->positional[1]).truthy(), true);  // bound from parse_known_args
+  EXPECT_EQ(b.model->evaluate(f->positional[2]).as_int(), 0);     // the conventional name
+  EXPECT_FALSE(b.model->evaluate(f->positional[3]).known());
+}
+
+}  // namespace
+}  // namespace perflint
