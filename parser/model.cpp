@@ -87,8 +87,8 @@ TSNode root_identifier(TSNode n) {
 }
 
 // Identifiers bound by a for-loop target or assignment target pattern.
-void bound_names(TSNode target, std::string_view src, std::vector<std::string_view>& out) {
-  if (null(target)) return;
+void bound_names(TSNode target, std::string_view src, std::vector<std::string_view>& out, int depth = 0) {
+  if (null(target) || depth > 32) return;  // nested unpacking deeper than that binds nothing we track
   const std::string_view k = kind(target);
   if (k == "identifier") {
     out.push_back(ts::text(target, src));
@@ -96,7 +96,7 @@ void bound_names(TSNode target, std::string_view src, std::vector<std::string_vi
   }
   if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "tuple" || k == "list" ||
       k == "expression_list" || k == "parenthesized_expression" || k == "list_splat_pattern")
-    for (TSNode c : ts::named_children(target)) bound_names(c, src, out);
+    for (TSNode c : ts::named_children(target)) bound_names(c, src, out, depth + 1);
 }
 
 // A name in a scope (the function's start byte, or UINT32_MAX for the module); the view points
@@ -115,7 +115,7 @@ enum class Sym : uint8_t {
   Other, Call, For, While, If, Elif, Else, ConditionalExpression, Lambda, Class, Comprehension, Function,
   Assignment, AugmentedAssignment, Import, ImportFrom, With, StringContent,
   // Parts of a call, filled in as the walk passes them (no field look-ups per call).
-  Attribute, ArgumentList, KeywordArgument, DictionarySplat, ListSplat, Comment
+  Attribute, ArgumentList, KeywordArgument, DictionarySplat, ListSplat, Comment, Return
 };
 
 const std::vector<Sym>& sym_table() {
@@ -134,7 +134,7 @@ const std::vector<Sym>& sym_table() {
         {"import_statement", Sym::Import}, {"import_from_statement", Sym::ImportFrom},
         {"with_statement", Sym::With}, {"string_content", Sym::StringContent}, {"attribute", Sym::Attribute},
         {"argument_list", Sym::ArgumentList}, {"keyword_argument", Sym::KeywordArgument},
-        {"dictionary_splat", Sym::DictionarySplat}, {"list_splat", Sym::ListSplat}, {"comment", Sym::Comment}};
+        {"dictionary_splat", Sym::DictionarySplat}, {"list_splat", Sym::ListSplat}, {"comment", Sym::Comment}, {"return_statement", Sym::Return}};
     for (uint32_t i = 0; i < count; ++i) {
       if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
       const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
@@ -231,6 +231,7 @@ struct Model::Impl {
 
   // argparse
   std::vector<ArgOption> options;
+  std::vector<std::pair<TSNode, TSNode>> returns;  // (function, return statement), lambdas excluded
   // Names that hold parsed arguments: bound from `.parse_args()` / `.parse_known_args()`, plus the
   // conventional parameter names a main(args) receives them under.
   std::vector<std::string_view> args_names = {"args", "opt", "opts", "hparams", "flags"};
@@ -372,19 +373,19 @@ struct Model::Impl {
   }
 
   // ---- names ----------------------------------------------------------------------------------
+  // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
   std::string qualname_of(TSNode n) const {
-    if (null(n)) return {};
-    const std::string_view k = kind(n);
-    if (k == "identifier") {
-      auto it = aliases.find(t(n));
-      return it == aliases.end() ? std::string{} : it->second;
+    std::vector<std::string_view> parts;  // attribute names, innermost last
+    while (is(n, "attribute")) {
+      parts.push_back(t(field(n, "attribute")));
+      n = field(n, "object");
     }
-    if (k == "attribute") {
-      std::string base = qualname_of(field(n, "object"));
-      if (base.empty()) return {};
-      return base + "." + std::string(t(field(n, "attribute")));
-    }
-    return {};
+    if (!is(n, "identifier")) return {};
+    auto it = aliases.find(t(n));
+    if (it == aliases.end()) return {};
+    std::string out = it->second;
+    for (auto p = parts.rbegin(); p != parts.rend(); ++p) out.append(".").append(*p);
+    return out;
   }
 
   void record_import(TSNode stmt, TSNode parent) {
@@ -460,7 +461,7 @@ struct Model::Impl {
 
   static bool needs_context(Sym k) {
     switch (k) {
-      case Sym::Call: case Sym::StringContent: case Sym::Import: case Sym::ImportFrom: case Sym::Assignment:
+      case Sym::Call: case Sym::StringContent: case Sym::Import: case Sym::ImportFrom: case Sym::Assignment: case Sym::Return:
       case Sym::AugmentedAssignment: case Sym::For: case Sym::While: case Sym::Function: case Sym::With:
         return true;
       default:
@@ -940,21 +941,17 @@ struct Model::Impl {
   // Where `fn` returns the local `name`: -1 alone (`return name`), i for the i-th item of a
   // returned tuple, kNotReturned when it does not.
   int returned_index(TSNode fn, std::string_view name) const {
-    int found = kNotReturned;
-    ts::walk(field(fn, "body"), [&](TSNode n) {
-      if (found != kNotReturned || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition"))
-        return false;
-      if (!is(n, "return_statement")) return true;
-      TSNode v = ts_node_named_child(n, 0);
-      if (is(v, "identifier") && t(v) == name) found = -1;
-      else if (is(v, "expression_list") || is(v, "tuple")) {
+    for (const auto& [f, ret] : returns) {
+      if (!ts::same(f, fn)) continue;
+      TSNode v = ts_node_named_child(ret, 0);
+      if (is(v, "identifier") && t(v) == name) return -1;
+      if (is(v, "expression_list") || is(v, "tuple")) {
         auto items = ts::named_children(v);
         for (size_t k = 0; k < items.size(); ++k)
-          if (is(items[k], "identifier") && t(items[k]) == name) found = static_cast<int>(k);
+          if (is(items[k], "identifier") && t(items[k]) == name) return static_cast<int>(k);
       }
-      return false;
-    });
-    return found;
+    }
+    return kNotReturned;
   }
 
   // The name the caller binds to `fn(...)`'s result (`x = fn()`; index i of `a, b = fn()`), or "".
@@ -1261,6 +1258,9 @@ struct Model::Impl {
       case Sym::Call:
         record_call(n, std::move(ctx));
         break;
+      case Sym::Return:
+        if (!null(ctx.function)) returns.emplace_back(ctx.function, n);
+        break;
       case Sym::StringContent: {
         if (!null(cuda_node)) break;
         // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
@@ -1409,6 +1409,13 @@ Value Model::evaluate(TSNode expr) const {
 }
 
 const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->find_option(dest); }
+
+std::vector<TSNode> Model::assigned_values(std::string_view name) const {
+  std::vector<TSNode> out;
+  for (const auto& a : impl_->all_assigns)
+    if (is(a.target, "identifier") && impl_->t(a.target) == name) out.push_back(a.value);
+  return out;
+}
 
 bool Model::imports(std::string_view module) const {
   for (const auto& m : impl_->imported_modules)

@@ -110,6 +110,8 @@ class Model {
   const CallInfo* call(TSNode call_node) const;
   const std::vector<CallInfo>& calls() const;
   Value evaluate(TSNode expr) const;
+  // Right-hand sides of every `name = ...` in the file (any scope), in document order.
+  std::vector<TSNode> assigned_values(std::string_view name) const;
   const ArgOption* arg_option(std::string_view dest) const;
   // True when the file imports the module (or something under it): imports("torch").
   bool imports(std::string_view module) const;

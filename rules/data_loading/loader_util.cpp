@@ -159,13 +159,11 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
     // assigned to the name counts, so that `device = torch.device("cpu")` in the else-branch of
     // `device = torch.accelerator.current_accelerator()` does not make the copy look CPU-only.
     int found = 0;
-    for (const CallInfo& other : model.calls()) {
-      TSNode parent = ts_node_parent(other.node);
-      if (!ts::is(parent, "assignment") || !ts::same(ts::field(parent, "right"), other.node) ||
-          model.text(ts::field(parent, "left")) != model.text(device))
-        continue;
+    for (TSNode value : model.assigned_values(model.text(device))) {
+      const CallInfo* other = ts::is(value, "call") ? model.call(value) : nullptr;
+      if (!other) continue;
       ++found;
-      if (last_component(other.qualname) == "device" && other.qualname.rfind("torch.", 0) == 0) device_call = other.node;
+      if (last_component(other->qualname) == "device" && other->qualname.rfind("torch.", 0) == 0) device_call = other->node;
     }
     if (found != 1) device_call = device;
   }
