@@ -76,8 +76,14 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   const bool tty = ::isatty(STDERR_FILENO) && !o.show_output;
   if (tty)
     ro.tick = [&](double elapsed) {
-      std::fprintf(stderr, "\rprobe: running %s (%d warm-up + %d steps) %.0f s ", script.c_str(), s.warmup,
-                   s.steps_requested, elapsed);
+      // The shim writes the steps done so far to <evidence>.progress at every step.
+      long done = 0;
+      if (std::FILE* f = std::fopen((ro.evidence_path + ".progress").c_str(), "r")) {
+        if (std::fscanf(f, "%ld", &done) != 1) done = 0;
+        std::fclose(f);
+      }
+      std::fprintf(stderr, "\rprobe: %s  step %ld/%d (%d warm-up)  %.0f s ", script.c_str(), done,
+                   s.warmup + s.steps_requested, s.warmup, elapsed);
       std::fflush(stderr);
     };
 

@@ -51,6 +51,7 @@ class Probe:
         self.finished = False
         self.started = time.perf_counter()
         self.exit = {"reason": "script_exit", "code": 0}
+        self.progress_fd = None  # `<out>.progress`: steps done so far, for the runner's progress line
 
     # ---- running the script -----------------------------------------------------------------
     def run(self, script, args):
@@ -130,10 +131,19 @@ class Probe:
             }
         )
         self.current = StepCounters(time.perf_counter())
+        self._progress(len(self.records))
         if len(self.records) >= self.warmup + self.steps:
             self.exit = {"reason": "steps_reached", "code": 0}
             self.write()
             _flush_and_exit(0)
+
+    def _progress(self, done):
+        try:
+            if self.progress_fd is None:
+                self.progress_fd = os.open(self.out + ".progress", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.pwrite(self.progress_fd, b"%10d\n" % done, 0)
+        except OSError:
+            pass
 
     def count_sync(self, op, site, cuda):
         key = (site, op, bool(cuda))
