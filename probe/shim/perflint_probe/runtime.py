@@ -212,8 +212,21 @@ class Probe:
             "memory": self.memory() if torch is not None else None,
             "steps": self.records,
             "dataloaders": self.loaders,
+            "compile": self.compile_stats(),
             "exit": self.exit,
         }
+
+    def compile_stats(self):
+        """torch.compile's counters (torch >= 2.0) when the script compiled anything; else None."""
+        dynamo = sys.modules.get("torch._dynamo.utils")
+        if dynamo is None or not hasattr(dynamo, "counters"):
+            return None
+        try:
+            stats = {k: int(v) for k, v in dynamo.counters.get("stats", {}).items()}
+            recompiles = sum(int(v) for v in dynamo.counters.get("recompiles", {}).values())
+            return {"stats": stats, "recompiles": recompiles} if stats or recompiles else None
+        except Exception:
+            return None
 
     def write(self):
         """Writes the evidence atomically (a reader never sees half a file). Never from a worker."""
