@@ -16,6 +16,7 @@
 
 #include "cli/config.hpp"
 #include "cli/discover.hpp"
+#include "cli/fix.hpp"
 #include "cli/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
@@ -175,6 +176,35 @@ int exit_code_for(const std::vector<FileResult>& results, bool exit_zero) {
   return findings && !exit_zero ? kFindings : kClean;
 }
 
+// --diff: the changes --fix would make, as a unified diff on stdout; nothing is written. Exit 1 when
+// there is something to fix, 2 on an I/O error.
+int run_diff(const std::vector<LintJob>& jobs, const RunnerOptions& ro, const Discovery& discovery, bool unsafe) {
+  RunnerOptions quiet = ro;
+  quiet.keep_sources = false;
+  FixRun fixed = fix_files(jobs, quiet, unsafe, false);
+  std::vector<FileResult> results = merge_results(std::move(fixed.run.results), discovery);
+  bool io = false;
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      if (e.kind == FileError::Kind::Io) {
+        io = true;
+        print(stderr, e.path + ": error: " + e.message + "\n");
+      }
+    for (const auto& n : r.notices) print(stderr, n.path + ": notice: " + n.message + "\n");
+  }
+  if (!write_stdout(fixed.diff)) {
+    print(stderr, "error: cannot write the diff to standard output\n");
+    return kError;
+  }
+  print(stderr, fixed.applied == 0 ? std::string("No fixes available.\n")
+                                   : "Would fix " + std::to_string(fixed.applied) +
+                                         (fixed.applied == 1 ? " finding" : " findings") + " in " +
+                                         std::to_string(fixed.files_changed) +
+                                         (fixed.files_changed == 1 ? " file.\n" : " files.\n"));
+  if (io) return kError;
+  return fixed.files_changed > 0 ? kFindings : kClean;
+}
+
 int run_lint(const Options& o) {
   const std::string cwd = current_dir();
   Expected<Config> loaded = load_effective_config(o, cwd);
@@ -218,11 +248,16 @@ int run_lint(const Options& o) {
     jobs.push_back({path, rules});
   }
 
+  ProjectContext project;  // sibling modules, summarised once for the whole run
   RunnerOptions ro;
+  ro.project = &project;
   ro.jobs = o.jobs;
   ro.max_file_size = o.max_file_size.value_or(config.max_file_size);
   ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif;
-  LintRun run = lint_files(jobs, ro);
+  if (o.diff) return run_diff(jobs, ro, discovery, o.unsafe_fixes);
+  FixRun fixed;
+  if (o.fix) fixed = fix_files(jobs, ro, o.unsafe_fixes, true);
+  LintRun run = o.fix ? std::move(fixed.run) : lint_files(jobs, ro);
   std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
 
   ProbeSummary probe_summary;
@@ -241,8 +276,18 @@ int run_lint(const Options& o) {
   report.show_source = o.show_source;
   report.base_dir = repository_root(cwd);
   report.sources = &run.sources;
+  report.unsafe_fixes = o.unsafe_fixes;
   if (o.probe) report.probe = &probe_summary;
-  const std::string text = write_report(o.format, results, report);
+  std::string text = write_report(o.format, results, report);
+  if (o.fix) {
+    size_t remaining = 0;
+    for (const auto& r : results) remaining += r.findings.size();
+    const std::string line = "Fixed " + std::to_string(fixed.applied) + (fixed.applied == 1 ? " finding" : " findings") +
+                             " (" + std::to_string(remaining) + " remaining).\n";
+    // Keep machine-readable output clean: the line goes with the text report on stdout, else stderr.
+    if (o.format == OutputFormat::Text && o.output.empty()) text += line;
+    else print(stderr, line);
+  }
 
   int code = exit_code_for(results, o.exit_zero);
   if (probe_status == 3 && code != kError) code = 3;  // the script did not reach the steps

@@ -24,6 +24,8 @@ constexpr const char* kFooter = R"(Examples:
   perflint                                lint every *.py under the current directory
   perflint src/ --select PFL1 --output-format sarif -o perflint.sarif
                                           data-loading rules only, SARIF for code scanning
+  perflint --fix train.py                 apply the safe fixes in place
+  perflint --diff src/                    show what --fix would change, write nothing
   perflint rules                          list every rule
   perflint rule PFL101                    explain a rule (code or name)
 
@@ -34,9 +36,14 @@ Probe (runs the script; needs a Python with torch):
       step, ranked: the fix that buys the most step time first. The script's output goes to a log
       (its tail is shown if it fails); --show-output streams it.
 
+Fixes:
+  Findings marked [*] have a safe fix: --fix applies it in place, keeping the file's indentation,
+  quotes, trailing commas and line endings; --diff prints the change as a unified diff instead.
+  --unsafe-fixes also applies fixes that need a choice of yours (num_workers=4 as a starting point).
+
 Exit codes:
   0  no findings
-  1  findings (or syntax errors); --exit-zero turns this into 0
+  1  findings (or syntax errors); --exit-zero turns this into 0; --diff: something to fix
   2  usage, configuration or I/O error (missing/unreadable file, binary file, symlink loop)
   3  --probe: the script did not reach the requested steps (crash, timeout, early exit, Ctrl-C);
      the report still comes out with what was measured
@@ -156,6 +163,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--max-file-size", max_size, "Skip larger files with a notice (default 10MiB)")
       ->type_name("SIZE");
 
+  app.add_flag("--fix", o.fix, "Apply the safe fixes to the files in place, then report what remains");
+  app.add_flag("--diff", o.diff, "Print the changes --fix would make as a unified diff; write nothing");
+  app.add_flag("--unsafe-fixes", o.unsafe_fixes, "Also apply fixes that may change behaviour (with --fix/--diff)");
+
   app.add_flag("--probe", o.probe, "Run SCRIPT for a few steps and mark each finding confirmed/refuted with its measured cost");
   app.add_option("--steps", o.steps, "Probe: steps to measure after warm-up (default 10)")->check(CLI::PositiveNumber)->type_name("N");
   app.add_option("--warmup", o.warmup, "Probe: steps run before measuring (default 3)")->check(CLI::NonNegativeNumber)->type_name("N");
@@ -211,6 +222,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output;
   if (!o.probe && (probe_only || !o.script_args.empty())) {
     parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output and `-- ARGS` go with --probe\n") +
+                 "Run 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (o.probe && (o.fix || o.diff)) {
+    parsed.err = std::string("error: --fix and --diff cannot be combined with --probe (fix first, then probe)\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;

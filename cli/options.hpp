@@ -35,6 +35,10 @@ struct Options {
   bool isolated = false;
   std::optional<uint64_t> max_file_size;  // bytes; unset: the config's (default 10 MiB)
 
+  bool fix = false;           // --fix: write the fixed files
+  bool diff = false;          // --diff: print what --fix would change, write nothing
+  bool unsafe_fixes = false;  // apply (and count as fixable) the unsafe fixes too
+
   // perflint --probe SCRIPT [-- ARGS]: unset values fall back to the config, then the defaults.
   bool probe = false;
   std::optional<int> steps, warmup;

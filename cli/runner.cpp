@@ -43,7 +43,7 @@ FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser
   // The engine takes the bytes by value; a copy is kept only while we may need it for snippets.
   std::string copy;
   if (options.keep_sources) copy = read.bytes;
-  FileResult r = lint_buffer(job.path, std::move(read.bytes), *job.rules, parser);
+  FileResult r = lint_buffer(job.path, std::move(read.bytes), *job.rules, parser, options.project);
   if (options.keep_sources && worth_keeping(r)) {
     // Spans index the text after the BOM (SourceFile drops it); keep the same text for snippets.
     if (copy.rfind("\xEF\xBB\xBF", 0) == 0) copy.erase(0, 3);

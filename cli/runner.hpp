@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "parser/project.hpp"
 #include "rules/engine.hpp"
 #include "rules/finding.hpp"
 
@@ -22,6 +23,8 @@ struct RunnerOptions {
   // Keep the bytes of files that have something to show (findings, located errors) for snippets;
   // the others are dropped as soon as they are linted to keep memory flat on big trees.
   bool keep_sources = true;
+  // Sibling-module summaries shared by all files of the run (cross-file training steps); optional.
+  ProjectContext* project = nullptr;
 };
 
 struct LintRun {

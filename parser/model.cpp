@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -247,6 +248,9 @@ struct Model::Impl {
 
   explicit Impl(const SourceFile& s) : src(s), text(s.text()) {}
 
+  ProjectContext* project = nullptr;
+  const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
+
   std::string_view t(TSNode n) const { return ts::text(n, text); }
 
   static ScopeName scope_key(TSNode function, std::string_view name) {
@@ -408,7 +412,26 @@ struct Model::Impl {
       }
     } else if (is(stmt, "import_from_statement")) {
       TSNode mod = field(stmt, "module_name");
-      if (null(mod) || !is(mod, "dotted_name")) return;  // relative imports: not a library name
+      if (is(mod, "relative_import")) {
+        // `from .engine import f` / `from . import engine`: a sibling module, named without dots.
+        std::string_view rel = t(mod);
+        while (!rel.empty() && rel.front() == '.') rel.remove_prefix(1);
+        const std::string base(rel);
+        if (!base.empty()) imported_modules.push_back(base);
+        const uint32_t n = ts_node_named_child_count(stmt);
+        for (uint32_t i = 0; i < n; ++i) {
+          TSNode c = ts_node_named_child(stmt, i);
+          if (ts::same(c, mod)) continue;
+          std::string_view local, name;
+          if (is(c, "dotted_name")) local = name = t(c);
+          else if (is(c, "aliased_import")) { local = t(field(c, "alias")); name = t(field(c, "name")); }
+          else continue;
+          aliases[local] = base.empty() ? std::string(name) : base + "." + std::string(name);
+          if (base.empty()) imported_modules.emplace_back(name);
+        }
+        return;
+      }
+      if (null(mod) || !is(mod, "dotted_name")) return;
       const std::string module(t(mod));
       imported_modules.push_back(module);
       import_nodes.emplace_back(module, stmt);
@@ -936,6 +959,46 @@ struct Model::Impl {
     return e;
   }
 
+  // Calls into a sibling module's function that holds a training-step loop (engine.train_one_epoch):
+  // they are this file's training steps, and a loader passed where that loop iterates feeds it.
+  std::vector<TSNode> external_steps;
+
+  void link_siblings() {
+    if (!project) return;
+    // Only a training script's entry file needs its siblings: it builds loaders or optimizers.
+    const bool entry = !loaders.empty() || std::any_of(calls.begin(), calls.end(), [](const CallInfo& c) {
+      return c.qualname.rfind("torch.optim.", 0) == 0 && c.qualname.find("lr_scheduler") == std::string::npos;
+    });
+    if (!entry) return;
+    std::unordered_map<std::string, const ModuleSummary*> modules;  // one look-up per module name
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      const size_t dot = c.qualname.rfind('.');
+      if (dot == std::string::npos || c.qualname.find('.') != dot) continue;  // module.function only
+      const std::string module = c.qualname.substr(0, dot);
+      auto it = modules.find(module);
+      if (it == modules.end()) it = modules.emplace(module, project->sibling(src.path(), module)).first;
+      if (!it->second) continue;
+      const FunctionSummary* f = it->second->function(std::string_view(c.qualname).substr(dot + 1));
+      if (!f || !f->has_step_loop) continue;
+      external_steps.push_back(c.node);
+      step_loop_nodes.push_back(c.node);
+      for (int idx : f->iterated_params) {
+        if (idx < 0 || static_cast<size_t>(idx) >= f->params.size()) continue;
+        TSNode arg = c.arg(f->params[idx], idx);
+        if (null(arg)) continue;
+        const std::string_view at = t(arg);
+        for (auto& d : loaders) {
+          if (d.variable.empty() || d.variable != at) continue;
+          d.feeds_step = true;
+          d.step_loop = c.node;
+          d.repeated = d.repeated || frames_have_loop(call_ctx[i]);
+          d.loops.push_back(c.node);
+        }
+      }
+    }
+  }
+
   static constexpr int kNotReturned = -2;
 
   // Where `fn` returns the local `name`: -1 alone (`return name`), i for the i-th item of a
@@ -1095,6 +1158,7 @@ struct Model::Impl {
         l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
       }
     }
+    link_siblings();
     // Unlinked loaders: assumed to feed the step loop when there is exactly one, and no loader is
     // already known to feed it (then an unlinked one is for evaluation, or iterated in a
     // comprehension such as `sum(f(x) for x in loader)`, or not used at all).
@@ -1250,6 +1314,9 @@ struct Model::Impl {
     collect_argparse();
     resolve_kwargs();
     find_steps();
+    // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
+    // imports it. Only files with a step loop ask, so library code costs nothing.
+    if (project && null(cuda_node) && !step_loop_nodes.empty()) importer = project->cuda_importer(src.path());
     collect_loaders();
   }
 
@@ -1384,8 +1451,9 @@ TSNode CallInfo::arg(std::string_view name, int index) const {
 
 // ---- Model ------------------------------------------------------------------------------------
 
-Model::Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted)
+Model::Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted, ProjectContext* project)
     : impl_(std::make_unique<Impl>(source)) {
+  impl_->project = project;
   impl_->build(root, wanted);
 }
 Model::~Model() = default;
@@ -1487,6 +1555,48 @@ const DataLoaderInfo* Model::dataloader(TSNode call_node) const {
 }
 
 bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
+
+const ModuleSummary* Model::cuda_importer() const { return impl_->importer; }
+
+std::string Model::cuda_where() const {
+  if (!null(impl_->cuda_node))
+    return "at line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->cuda_node)).line);
+  if (impl_->importer)
+    return "in " + std::filesystem::path(impl_->importer->path).filename().string() +
+           ", which imports this file (line " + std::to_string(impl_->importer->cuda_line) + ")";
+  return {};
+}
+
+std::vector<FunctionSummary> Model::function_summaries() const {
+  std::vector<FunctionSummary> out;
+  for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+    const auto& f = impl_->functions[fi];
+    FunctionSummary s;
+    s.name = impl_->t(field(f.node, "name"));
+    s.params = f.params;
+    s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
+    for (const auto& l : impl_->loops) {
+      if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
+      s.has_step_loop = true;
+      if (!is(l.node, "for_statement")) continue;
+      TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
+      if (!is(base, "identifier")) continue;
+      auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
+      if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<std::string> Model::imported_module_names() const {
+  std::vector<std::string> out;
+  for (const auto& m : impl_->imported_modules) {
+    std::string first = m.substr(0, m.find('.'));
+    if (std::find(out.begin(), out.end(), first) == out.end()) out.push_back(std::move(first));
+  }
+  return out;
+}
 TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
 
 TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {

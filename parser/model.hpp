@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "parser/project.hpp"
 #include "parser/source.hpp"
 
 namespace perflint {
@@ -94,7 +95,10 @@ class Model {
  public:
   // Walks `root` once. `wanted_kinds` are node kinds whose nodes are kept (in document order)
   // for `nodes_of_kind` (the engine's dispatch).
-  Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted_kinds);
+  // `project` (optional) lets the model see sibling modules: a step loop in an imported function,
+  // CUDA use in the script that imports this file.
+  Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted_kinds,
+        ProjectContext* project = nullptr);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -120,6 +124,8 @@ class Model {
   TSNode first_import_of(std::string_view module) const;
 
   // ---- training step
+  // A training step in this file: its own step loops, or calls to a sibling module's function that
+  // holds one (`train_one_epoch(...)` from engine.py); step_loops() lists both kinds of node.
   bool has_step_loop() const;
   const std::vector<TSNode>& step_loops() const;
   StepContext step_context(TSNode node) const;
@@ -135,6 +141,14 @@ class Model {
   // ---- device
   bool uses_cuda() const;
   TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
+  // No CUDA use in this file, but a sibling that imports it uses CUDA (its step code lives here).
+  const ModuleSummary* cuda_importer() const;
+  // "at line 12" or "in main.py, which imports this file (line 30)": where CUDA use was seen.
+  std::string cuda_where() const;
+
+  // ---- for other files (ProjectContext): what this module offers
+  std::vector<FunctionSummary> function_summaries() const;
+  std::vector<std::string> imported_module_names() const;
 
   // ---- structure
   // The innermost enclosing node of `kind` (e.g. "function_definition"), or null.

@@ -34,6 +34,25 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
         notes.push(std::move(no));
       }
       o.set("notes", std::move(notes));
+      if (f.fix) {
+        Value fx;
+        fx.set("title", f.fix->title);
+        fx.set("safe", f.fix->safe);
+        Value edits = json::Array{};
+        for (const auto& e : f.fix->edits) {
+          Value eo;
+          eo.set("start_line", e.start.line);
+          eo.set("start_column", e.start.column);
+          eo.set("end_line", e.end.line);
+          eo.set("end_column", e.end.column);
+          eo.set("replacement", e.replacement);
+          edits.push(std::move(eo));
+        }
+        fx.set("edits", std::move(edits));
+        o.set("fix", std::move(fx));
+      } else {
+        o.set("fix", Value());
+      }
       if (f.verdict) {
         Value v;
         v.set("state", std::string(to_string(f.verdict->state)));

@@ -47,6 +47,8 @@ struct ReportOptions {
   // SARIF tool.driver.rules[]: these rules instead of the whole registry (e.g. only the selected
   // ones). Either way, a rule a finding refers to is added when missing.
   const std::vector<const RuleInfo*>* rules = nullptr;
+  // --unsafe-fixes: unsafe fixes count as fixable (marked and in the summary) too.
+  bool unsafe_fixes = false;
 };
 
 // `results` are sorted by path; each file's findings by line, column, code.

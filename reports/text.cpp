@@ -138,10 +138,13 @@ std::string note_text(const Note& n) {
   return n.message + " (" + where + ")";
 }
 
+// Marked `[*]` and counted in the summary: what `--fix` (with `--unsafe-fixes` if given) applies.
+bool fixable(const Finding& f, bool unsafe) { return f.fix && !f.fix->edits.empty() && (f.fix->safe || unsafe); }
+
 void write_finding(std::string& out, std::string_view path, const Finding& f, const ReportOptions& options,
                    const Style& style, const std::vector<std::string_view>* lines) {
   out += cat(style.bold(path), ":", std::to_string(f.span.start.line), ":", std::to_string(f.span.start.column), ": ",
-             style.bold(rule_code(f)), " ", style.severity(f.severity, cat("[", to_string(f.severity), "]")), " ",
+             style.bold(rule_code(f)), fixable(f, options.unsafe_fixes) ? " [*]" : "", " ", style.severity(f.severity, cat("[", to_string(f.severity), "]")), " ",
              f.message, "\n");
   const Snippet s{style, std::to_string(f.span.start.line).size()};
   if (options.show_source && lines && f.span.start.line >= 1 && f.span.start.line <= lines->size())
@@ -162,8 +165,8 @@ void write_errors(std::string& out, const FileResult& r, const Style& style) {
            n.message + "\n";
 }
 
-std::string summary(const std::vector<FileResult>& results) {
-  size_t findings = 0, files_with = 0, checked = 0, unlintable = 0;
+std::string summary(const std::vector<FileResult>& results, bool unsafe) {
+  size_t findings = 0, files_with = 0, checked = 0, unlintable = 0, fixes = 0, unsafe_more = 0;
   size_t by_sev[3] = {0, 0, 0};
   for (const auto& r : results) {
     findings += r.findings.size();
@@ -171,7 +174,11 @@ std::string summary(const std::vector<FileResult>& results) {
     if (r.linted) ++checked;
     if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Io; }))
       ++unlintable;
-    for (const auto& f : r.findings) ++by_sev[static_cast<int>(f.severity)];
+    for (const auto& f : r.findings) {
+      ++by_sev[static_cast<int>(f.severity)];
+      if (fixable(f, unsafe)) ++fixes;
+      else if (fixable(f, true)) ++unsafe_more;
+    }
   }
   std::string out;
   if (findings == 0) {
@@ -186,6 +193,11 @@ std::string summary(const std::vector<FileResult>& results) {
     for (size_t k = 0; k < parts.size(); ++k) breakdown += (k ? ", " : "") + parts[k];
     out = "Found " + plural(findings, "finding", "findings") + " (" + breakdown + ") in " +
           plural(files_with, "file", "files") + "; " + plural(checked, "file", "files") + " checked.\n";
+  }
+  if (fixes || unsafe_more) {
+    out += "[*] " + std::to_string(fixes) + " fixable with `--fix`";
+    if (unsafe_more) out += " (" + std::to_string(unsafe_more) + " more with `--unsafe-fixes`)";
+    out += ".\n";
   }
   if (unlintable) out += plural(unlintable, "file", "files") + " could not be linted.\n";
   return out;
@@ -301,7 +313,7 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
   if (options.statistics) {
     for (const auto& r : results) write_errors(out, r, style);
     out += statistics(results, style);
-    return out + summary(results);
+    return out + summary(results, options.unsafe_fixes);
   }
   // Findings first, then what could not be linted, so errors are not lost between snippets.
   for (const auto& r : results) {
@@ -319,7 +331,7 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
   const size_t before = out.size();
   for (const auto& r : results) write_errors(out, r, style);
   if (out.size() != before) out += "\n";
-  out += summary(results);
+  out += summary(results, options.unsafe_fixes);
   if (options.probe) out += probe_section(results, *options.probe, style);
   return out;
 }

@@ -69,7 +69,8 @@ const std::vector<std::string>& dispatch_kinds() {
 
 }  // namespace
 
-FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet& rules, ts::Parser& parser) {
+FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet& rules, ts::Parser& parser,
+                       ProjectContext* project) {
   FileResult result;
   result.path = path;
   auto source = SourceFile::from_bytes(path, std::move(bytes));
@@ -99,10 +100,11 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
                              what + " (the rest of the file was still linted)", p});
   }
 
-  Model model(src, root, dispatch_kinds());
+  Model model(src, root, dispatch_kinds(), project);
   std::vector<Finding> findings;
   Emitter emitter(src, findings);
-  const bool cuda = model.uses_cuda();
+  // CUDA use in the file, or in the sibling script that imports its step code.
+  const bool cuda = model.uses_cuda() || model.cuda_importer() != nullptr;
   std::vector<const Rule*> ran;
   for (const Rule* rule : rules.rules) {
     const RuleInfo& info = rule->info();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "parser/project.hpp"
 #include "parser/ts.hpp"
 #include "rules/finding.hpp"
 #include "rules/registry.hpp"
@@ -24,6 +25,8 @@ RuleSet make_rule_set(const std::vector<std::string>& select, const std::vector<
                       const std::map<std::string, Severity, std::less<>>& severity = {});
 
 // Lints `bytes` (the whole file as read) as `path`. Never throws for any input.
-FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet& rules, ts::Parser& parser);
+// `project` (optional) lets the model look at sibling modules (cross-file training steps).
+FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet& rules, ts::Parser& parser,
+                       ProjectContext* project = nullptr);
 
 }  // namespace perflint

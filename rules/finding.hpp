@@ -26,12 +26,18 @@ struct Note {
   std::optional<Span> span;  // secondary location in the same file, when there is one
 };
 
+// Replace [start_byte, end_byte) of the file's text (after a BOM, as spans) by `replacement`; an
+// insertion has start_byte == end_byte. Positions are for reports (JSON), filled by make_edit.
 struct Edit {
   uint32_t start_byte = 0;
   uint32_t end_byte = 0;
   std::string replacement;
+  Position start;
+  Position end;
 };
 
+// A fix is applied whole or not at all. Safe fixes keep the program's meaning apart from speed;
+// unsafe ones (choosing a worker count) need --unsafe-fixes.
 struct Fix {
   std::string title;
   bool safe = true;

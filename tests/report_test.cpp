@@ -552,7 +552,7 @@ TEST(ReportJson, SchemaAndValues) {
   EXPECT_EQ(root["version"].str, PERFLINT_VERSION);
   ASSERT_EQ(root["findings"].arr.size(), 5u);
   const std::vector<std::string> keys = {"code", "name", "severity", "path", "line", "column", "end_line",
-                                         "end_column", "message", "fix_hint", "notes"};
+                                         "end_column", "message", "fix_hint", "notes", "fix"};
   for (const auto& f : root["findings"].arr) EXPECT_EQ(f.keys(), keys);
   // Given order: eval first, then train.
   const J& first = root["findings"][0];

@@ -6,6 +6,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/fix_util.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
@@ -41,6 +42,8 @@ class RulePFL502 final : public Rule {
     if (auto n = via_dict_note(model, out, *call, "set_to_none")) f.notes.push_back(*n);
     const StepContext sc = model.step_context(node);
     if (sc.in_step) f.notes.push_back(step_loop_note(model, out, sc.loop));
+    if (TSNode lit = fixes::literal_argument(*call, arg, "false"); !ts_node_is_null(lit))
+      f.fix = Fix{"Pass `set_to_none=True`", true, {fixes::replace_node(model.source(), lit, "True")}};
   }
 };
 

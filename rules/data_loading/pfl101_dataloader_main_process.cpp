@@ -4,6 +4,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint {
 namespace {
@@ -70,6 +71,39 @@ class RulePFL101 final : public Rule {
                             std::move(fix));
     add_value_notes(model, out, *call, "num_workers", *workers, f);
     if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+    if (auto fx = workers_fix(model, *call, *workers, persistent)) f.fix = std::move(*fx);
+  }
+
+ private:
+  // Unsafe: 4 is a starting point, not a known-good value for this machine, and worker processes
+  // change where the dataset code runs (pickling, per-worker seeding, open files).
+  static std::optional<Fix> workers_fix(const Model& model, const CallInfo& call, const LoaderArg& workers,
+                                        const std::optional<Flag>& persistent) {
+    const bool add_persistent = persistent && !persistent->arg.present;
+    Fix fix{add_persistent ? "Pass `num_workers=4, persistent_workers=True`" : "Pass `num_workers=4`", false, {}};
+    if (!workers.present) {
+      std::vector<std::pair<std::string_view, std::string_view>> kws{{"num_workers", "4"}};
+      if (add_persistent) kws.emplace_back("persistent_workers", "True");
+      auto e = fixes::add_keywords(model, call, kws);
+      if (!e) return std::nullopt;
+      fix.edits.push_back(std::move(*e));
+      return fix;
+    }
+    TSNode lit = fixes::literal_argument(call, workers.node, "integer");
+    if (ts_node_is_null(lit)) {
+      // `num_workers=args.workers` with `default=0`: change the option's default, keep the flag.
+      const ArgOption* opt = workers.value.from_option;
+      if (!opt || !ts::is(workers.value.origin, "integer") || !ts::same(workers.value.origin, opt->default_value))
+        return std::nullopt;
+      lit = workers.value.origin;
+    }
+    fix.edits.push_back(fixes::replace_node(model.source(), lit, "4"));
+    if (add_persistent) {
+      auto e = fixes::add_keywords(model, call, {{"persistent_workers", "True"}});
+      if (!e) return std::nullopt;
+      fix.edits.push_back(std::move(*e));
+    }
+    return fix;
   }
 };
 

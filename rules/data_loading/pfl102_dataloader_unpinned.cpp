@@ -3,6 +3,7 @@
 #include "parser/model.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint {
 namespace {
@@ -35,6 +36,17 @@ class RulePFL102 final : public Rule {
                             std::move(fix));
     add_value_notes(model, out, *call, "pin_memory", pin->arg, f);
     if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+    if (auto e = pin_edit(model, *call, pin->arg)) f.fix = Fix{"Pass `pin_memory=True`", true, {std::move(*e)}};
+  }
+
+ private:
+  // Absent: add it; a literal False written in the call: make it True. A value from a variable,
+  // an argparse option or a **dict is the user's switch: no fix.
+  static std::optional<Edit> pin_edit(const Model& model, const CallInfo& call, const LoaderArg& arg) {
+    if (!arg.present) return fixes::add_keywords(model, call, {{"pin_memory", "True"}});
+    TSNode lit = fixes::literal_argument(call, arg.node, "false");
+    if (ts_node_is_null(lit)) return std::nullopt;
+    return fixes::replace_node(model.source(), lit, "True");
   }
 };
 

@@ -3,6 +3,7 @@
 #include "parser/model.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint {
 namespace {
@@ -45,12 +46,20 @@ class RulePFL103 final : public Rule {
     if (copy->device_is_variable) {
       // Point at what made us think so (the script's CUDA use), not at the copy itself.
       std::string note = "assumes `";
-      note.append(model.text(copy->device)).append("` is a CUDA device (the script uses CUDA at line ");
-      note.append(std::to_string(line_of(out, model.cuda_evidence()))).append(")");
+      note.append(model.text(copy->device)).append("` is a CUDA device (the script uses CUDA ");
+      note.append(model.cuda_where()).append(")");
       f.notes.push_back(Note{std::move(note), std::nullopt});
     }
     if (pin && !pin->value)
       f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));
+    // Only from pinned memory does non_blocking=True overlap anything: elsewhere the fix is noise.
+    if (pin && pin->value) {
+      std::optional<Edit> e;
+      if (ts_node_is_null(copy->non_blocking_node)) e = fixes::add_keywords(model, *call, {{"non_blocking", "True"}});
+      else if (TSNode lit = fixes::literal_argument(*call, copy->non_blocking_node, "false"); !ts_node_is_null(lit))
+        e = fixes::replace_node(model.source(), lit, "True");
+      if (e) f.fix = Fix{"Pass `non_blocking=True`", true, {std::move(*e)}};
+    }
   }
 };
 

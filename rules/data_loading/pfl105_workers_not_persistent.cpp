@@ -3,6 +3,7 @@
 #include "parser/model.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint {
 namespace {
@@ -41,6 +42,11 @@ class RulePFL105 final : public Rule {
     if (ts_node_is_null(loader->step_loop)) f.notes.push_back(Note{std::move(assumes), std::nullopt});
     else f.notes.push_back(out.note(loader->step_loop, std::move(assumes)));
     if (auto note = assumed_note(out, *loader)) f.notes.push_back(std::move(*note));
+    std::optional<Edit> e;
+    if (!persistent->arg.present) e = fixes::add_keywords(model, *call, {{"persistent_workers", "True"}});
+    else if (TSNode lit = fixes::literal_argument(*call, persistent->arg.node, "false"); !ts_node_is_null(lit))
+      e = fixes::replace_node(model.source(), lit, "True");
+    if (e) f.fix = Fix{"Pass `persistent_workers=True`", true, {std::move(*e)}};
   }
 };
 

@@ -6,6 +6,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint {
 namespace {
@@ -101,6 +102,10 @@ class RulePFL301 final : public Rule {
         "remove it, or enable it only while debugging (e.g. `torch.autograd.set_detect_anomaly(args.debug)`)");
     if (auto n = origin_note(out, "mode", v)) f.notes.push_back(*n);
     if (auto n = via_dict_note(model, out, *call, "mode")) f.notes.push_back(*n);
+    // True -> False in place (the call stays, so line numbers and an explicit switch remain).
+    if (TSNode lit = fixes::literal_argument(*call, mode, "true"); !ts_node_is_null(lit))
+      f.fix = Fix{"Turn anomaly detection off (`set_detect_anomaly(False)`)", true,
+                  {fixes::replace_node(model.source(), lit, "False")}};
   }
 
  private:

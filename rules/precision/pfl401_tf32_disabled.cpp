@@ -7,6 +7,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/fix_util.hpp"
 #include "rules/precision/precision_util.hpp"
 
 namespace perflint {
@@ -96,8 +97,11 @@ class RulePFL401 final : public Rule {
   }
 
   // (b) A CUDA training loop in fp32 and nothing that turns the matmul TF32 flag on.
-  static void never_enabled(TSNode, const Model& model, Emitter& out) {
+  static void never_enabled(TSNode module, const Model& model, Emitter& out) {
     if (!model.has_step_loop()) return;
+    // A file-wide setting belongs in the script that chooses the device: an engine.py whose CUDA use
+    // comes only from the script importing it gets the finding there, not here.
+    if (!model.uses_cuda()) return;
     TSNode import = model.first_import_of("torch");
     if (ts_node_is_null(import)) return;
     for (TSNode a : model.nodes_of_kind("assignment"))
@@ -121,6 +125,40 @@ class RulePFL401 final : public Rule {
                                            std::to_string(out.source().position(ts_node_start_byte(cuda)).line) +
                                            ") with no autocast, `.half()` or bf16 anywhere"));
     f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+    if (auto e = precision_line(module, last, model))
+      f.fix = Fix{"Add `torch.set_float32_matmul_precision(\"high\")` after the imports", true, {std::move(*e)}};
+  }
+
+  // The name a top-level `import torch` / `import torch as th` binds; empty when there is none.
+  static std::string torch_name(TSNode module, const Model& model) {
+    for (TSNode stmt : ts::named_children(module)) {
+      if (!ts::is(stmt, "import_statement")) continue;
+      for (TSNode item : ts::named_children(stmt)) {
+        if (ts::is(item, "dotted_name") && model.text(item) == "torch") return "torch";
+        if (ts::is(item, "aliased_import") && model.text(ts::field(item, "name")) == "torch")
+          return std::string(model.text(ts::field(item, "alias")));
+      }
+    }
+    return {};
+  }
+
+  // A new line after the last top-level import (after a comment on its line), with its
+  // indentation, the file's line ending and its dominant quote.
+  static std::optional<Edit> precision_line(TSNode module, TSNode last, const Model& model) {
+    const std::string torch = torch_name(module, model);
+    if (torch.empty() || ts_node_is_null(last) || !ts::same(ts_node_parent(last), module)) return std::nullopt;
+    const SourceFile& src = model.source();
+    const std::string_view t = src.text();
+    const Position p = src.position(ts_node_start_byte(last));
+    const uint32_t bol = src.line_start(p.line);
+    const std::string indent(t.substr(bol, ts_node_start_byte(last) - bol));
+    if (indent.find_first_not_of(" \t") != std::string::npos) return std::nullopt;  // `x = 1; import torch`
+    uint32_t eol = ts_node_end_byte(last);
+    while (eol < t.size() && t[eol] != '\n' && t[eol] != '\r') ++eol;
+    const std::string q(1, fixes::dominant_quote(t));
+    return fixes::make_edit(src, eol, eol,
+                            std::string(fixes::line_ending(t)) + indent + torch + ".set_float32_matmul_precision(" + q +
+                                "high" + q + ")");
   }
 };
 

@@ -29,6 +29,9 @@ class RulePFL402 final : public Rule {
 
   void check(TSNode, const Model& model, Emitter& out) const override {
     if (!model.has_step_loop() || model.step_loops().empty()) return;
+    // A file-wide setting belongs in the script that chooses the device: an engine.py whose CUDA use
+    // comes only from the script importing it gets the finding there, not here.
+    if (!model.uses_cuda()) return;
     if (!model.imports("torch")) return;
     // Present or decided by a launcher/config (Accelerate, DeepSpeed, a flag): nothing to say.
     if (uses_reduced_precision(model)) return;

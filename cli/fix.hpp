@@ -1,0 +1,30 @@
+// `perflint --fix` / `--diff`: fix each file in memory (rules/fixer), then write it back or print a
+// unified diff. The diff writer is here too: it is only ever used by the command line.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli/runner.hpp"
+
+namespace perflint {
+
+struct FixRun {
+  LintRun run;            // results of linting the fixed text, one per job, in job order
+  std::string diff;       // unified diffs of the changed files, in job order
+  size_t applied = 0;     // fixes applied over all files
+  size_t files_changed = 0;
+};
+
+// Fixes every job's file; with `write`, changed files are replaced (keeping their permissions) and
+// a failed write is an Io error on that file's result.
+FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write);
+
+// A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines around each change);
+// empty when the texts are equal. Lines keep their own terminators.
+std::string unified_diff(const std::string& path, const std::string& before, const std::string& after, int context = 3);
+
+// Replaces `path`'s content through a temporary file in the same directory and a rename, so that a
+// failed write never leaves half a file; the mode of the original is kept (a symlink is followed).
+bool replace_file(const std::string& path, const std::string& content, std::string& error);
+
+}  // namespace perflint

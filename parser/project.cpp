@@ -1,0 +1,112 @@
+// Sibling-module summaries for cross-file steps (see project.hpp).
+#include "parser/project.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "parser/model.hpp"
+#include "parser/ts.hpp"
+
+namespace fs = std::filesystem;
+
+namespace perflint {
+
+const FunctionSummary* ModuleSummary::function(std::string_view name) const {
+  for (const auto& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+ModuleSummary summarize_module(const std::string& path, const std::string& text) {
+  ModuleSummary m;
+  m.path = path;
+  m.module = fs::path(path).stem().string();
+  auto source = SourceFile::from_bytes(path, text);
+  if (!source) return m;
+  static thread_local ts::Parser parser;
+  ts::Tree tree = parser.parse(source->text());
+  if (!tree) return m;
+  // No project context here: summaries look one level deep, never at their own siblings.
+  Model model(*source, tree.root(), {});
+  m.uses_cuda = model.uses_cuda();
+  if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
+  m.imports = model.imported_module_names();
+  m.functions = model.function_summaries();
+  return m;
+}
+
+const ModuleSummary* ProjectContext::summary_of(const std::string& path) {
+  auto it = cache_.find(path);
+  if (it != cache_.end()) return it->second.get();
+  std::unique_ptr<ModuleSummary> summary;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size <= max_file_bytes_) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    summary = std::make_unique<ModuleSummary>();
+    summary->path = path;
+    summary->module = fs::path(path).stem().string();
+    // No backward and no .step( anywhere: no training step to find, and no parse needed.
+    if (text.find("backward") != std::string::npos || text.find(".step(") != std::string::npos ||
+        text.find("cuda") != std::string::npos)
+      *summary = summarize_module(path, text);
+  }
+  return cache_.emplace(path, std::move(summary)).first->second.get();
+}
+
+const ModuleSummary* ProjectContext::sibling(const std::string& from_file, std::string_view module) {
+  if (module.empty() || module.find('/') != std::string_view::npos) return nullptr;
+  const fs::path candidate = fs::path(from_file).parent_path() / (std::string(module) + ".py");
+  std::lock_guard<std::mutex> lock(mu_);
+  std::error_code ec;
+  if (!fs::is_regular_file(candidate, ec)) return nullptr;
+  // A file does not summarise itself as its own sibling.
+  if (fs::equivalent(candidate, fs::path(from_file), ec)) return nullptr;
+  return summary_of(candidate.lexically_normal().string());
+}
+
+const ModuleSummary* ProjectContext::cuda_importer(const std::string& file) {
+  const fs::path self(file);
+  const std::string dir = self.parent_path().empty() ? "." : self.parent_path().string();
+  const std::string module = self.stem().string();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = dir_files_.find(dir);
+  if (it == dir_files_.end()) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec)) {
+      if (d->path().extension() != ".py" || !d->is_regular_file(ec)) continue;
+      files.push_back((fs::path(dir) / d->path().filename()).lexically_normal().string());
+    }
+    if (files.size() > max_files_) files.clear();  // a huge directory: not a project's scripts
+    std::sort(files.begin(), files.end());
+    it = dir_files_.emplace(dir, std::move(files)).first;
+  }
+  std::error_code ec;
+  for (const auto& other : it->second) {
+    if (fs::equivalent(other, self, ec)) continue;
+    // Cheap filter before a parse: the importer must at least name the module.
+    auto text = texts_.find(other);
+    if (text == texts_.end()) {
+      std::string content;
+      if (fs::file_size(other, ec) <= max_file_bytes_ && !ec) {
+        std::ifstream in(other, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        content = ss.str();
+      }
+      text = texts_.emplace(other, std::move(content)).first;
+    }
+    if (text->second.find(module) == std::string::npos) continue;
+    const ModuleSummary* s = summary_of(other);
+    if (!s || !s->uses_cuda) continue;
+    if (std::find(s->imports.begin(), s->imports.end(), module) != s->imports.end()) return s;
+  }
+  return nullptr;
+}
+
+}  // namespace perflint

@@ -1,0 +1,60 @@
+// What one file needs to know about its sibling modules (files in the same directory), so that a
+// training step split across files is still found: `from engine import train_one_epoch` in main.py,
+// with the loop over the loader inside engine.py. Summaries are built on demand from a parse of the
+// sibling (one level: a sibling's own siblings are not followed), bounded in size and count, and
+// cached for the whole run. Thread-safe: files are linted in parallel.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perflint {
+
+struct FunctionSummary {
+  std::string name;
+  std::vector<std::string> params;   // positional order, self included
+  bool has_step_loop = false;        // a training-step loop inside it
+  std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
+  uint32_t line = 0;                 // of the def
+};
+
+struct ModuleSummary {
+  std::string path;
+  std::string module;                 // file stem: "engine"
+  bool uses_cuda = false;
+  uint32_t cuda_line = 0;             // first CUDA evidence
+  std::vector<std::string> imports;   // top-level module names it imports ("engine", "torch", ...)
+  std::vector<FunctionSummary> functions;
+  const FunctionSummary* function(std::string_view name) const;
+};
+
+class ProjectContext {
+ public:
+  // Files larger than this, and directories with more .py files than max_files, are not summarised.
+  explicit ProjectContext(uint64_t max_file_bytes = 1u << 20, size_t max_files = 200)
+      : max_file_bytes_(max_file_bytes), max_files_(max_files) {}
+
+  // The summary of module `module` next to `from_file` (same directory), or nullptr.
+  const ModuleSummary* sibling(const std::string& from_file, std::string_view module);
+  // A sibling in the same directory that imports `file`'s module and uses CUDA, or nullptr.
+  const ModuleSummary* cuda_importer(const std::string& file);
+
+ private:
+  const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
+
+  uint64_t max_file_bytes_;
+  size_t max_files_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary (null: none)
+  std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
+  std::map<std::string, std::string> texts_;  // path -> text (bounded), to filter before parsing
+};
+
+// Builds the summary of one source text (used by ProjectContext; exposed for tests).
+ModuleSummary summarize_module(const std::string& path, const std::string& text);
+
+}  // namespace perflint

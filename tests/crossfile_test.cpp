@@ -1,0 +1,71 @@
+// Cross-file training steps: tests/fixtures/crossfile/ is a small project (main.py builds the loader
+// and the device, engine.py holds the step). Every file, linted with the default rules and a shared
+// ProjectContext, must report exactly its `# expect:` lines — also when a file is linted alone.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "parser/project.hpp"
+#include "rules/engine.hpp"
+#include "tests/cli_support.hpp"
+#include "tests/fixture_support.hpp"
+
+namespace fs = std::filesystem;
+using perflint::testing::expectations;
+using perflint::testing::slurp;
+
+namespace perflint {
+namespace {
+
+const fs::path kDir = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile";
+
+void check_file(const fs::path& path, ProjectContext& project) {
+  const std::string text = slurp(path.string());
+  ts::Parser parser;
+  FileResult r = lint_buffer(path.string(), text, make_rule_set({}, {}), parser, &project);
+  std::set<std::pair<uint32_t, std::string>> actual;
+  for (const auto& f : r.findings) actual.emplace(f.span.start.line, std::string(f.rule->code));
+  const auto expected = expectations(text);
+  for (const auto& e : expected)
+    if (!actual.count(e)) ADD_FAILURE() << path.filename() << ":" << e.first << ": expected " << e.second;
+  for (const auto& f : r.findings)
+    if (!expected.count({f.span.start.line, std::string(f.rule->code)}))
+      ADD_FAILURE() << path.filename() << ":" << f.span.start.line << ": unexpected " << f.rule->code << ": " << f.message;
+}
+
+TEST(CrossFile, ProjectFilesReportExactlyTheirExpectations) {
+  ProjectContext project;
+  for (const auto& e : fs::directory_iterator(kDir))
+    if (e.path().extension() == ".py") check_file(e.path(), project);
+}
+
+TEST(CrossFile, EachFileAloneSeesItsSiblings) {
+  for (const char* name : {"engine.py", "main.py"}) {
+    ProjectContext project;  // a fresh cache: as when pre-commit passes one file
+    check_file(kDir / name, project);
+  }
+}
+
+TEST(CrossFile, WithoutAProjectTheSplitStepIsSilent) {
+  // The same engine.py with no project context: no CUDA evidence in it, so the CUDA rules stay
+  // silent — which is why the project context exists.
+  const std::string text = slurp((kDir / "engine.py").string());
+  ts::Parser parser;
+  FileResult r = lint_buffer((kDir / "engine.py").string(), text, make_rule_set({}, {}), parser, nullptr);
+  for (const auto& f : r.findings) EXPECT_NE(f.rule->code, "PFL201");
+}
+
+TEST(CrossFile, SummariesNameTheIteratedParameters) {
+  ModuleSummary m = summarize_module("engine.py", slurp((kDir / "engine.py").string()));
+  const FunctionSummary* f = m.function("train_one_epoch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->has_step_loop);
+  ASSERT_EQ(f->iterated_params.size(), 1u);
+  EXPECT_EQ(f->params[f->iterated_params[0]], "data_loader");
+  const FunctionSummary* ev = m.function("evaluate");
+  ASSERT_NE(ev, nullptr);
+  EXPECT_FALSE(ev->has_step_loop);
+}
+
+}  // namespace
+}  // namespace perflint

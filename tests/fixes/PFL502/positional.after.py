@@ -1,0 +1,11 @@
+import torch
+
+from data import loader, Net
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    model.zero_grad(True)
+    loss = model(x, y)
+    loss.backward()
+    optimizer.step()
