@@ -989,7 +989,7 @@ struct Model::Impl {
         if (null(arg)) continue;
         const std::string_view at = t(arg);
         for (auto& d : loaders) {
-          if (d.variable.empty() || d.variable != at) continue;
+          if (!loader_named(d, at)) continue;
           d.feeds_step = true;
           d.step_loop = c.node;
           d.repeated = d.repeated || frames_have_loop(call_ctx[i]);
@@ -1032,6 +1032,60 @@ struct Model::Impl {
     return {};
   }
 
+  bool imports_module(std::string_view module) const {
+    for (const auto& m : imported_modules)
+      if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+        return true;
+    return false;
+  }
+
+  // `fn` is the Lightning hook `hook` (`def train_dataloader(self)`): a method of a class deriving
+  // from LightningModule / LightningDataModule, or of any class in a file that imports Lightning.
+  bool lightning_hook(TSNode fn, std::string_view hook) const {
+    if (null(fn) || t(field(fn, "name")) != hook) return false;
+    TSNode p = ts_node_parent(fn);
+    if (is(p, "decorated_definition")) p = ts_node_parent(p);
+    if (!is(p, "block")) return false;
+    TSNode cls = ts_node_parent(p);
+    if (!is(cls, "class_definition")) return false;
+    TSNode supers = field(cls, "superclasses");
+    if (!null(supers))
+      for (TSNode s : ts::named_children(supers)) {
+        const std::string_view last = last_component(t(s));
+        if (last == "LightningModule" || last == "LightningDataModule") return true;
+      }
+    return imports_module("lightning") || imports_module("pytorch_lightning");
+  }
+
+  static bool loader_named(const DataLoaderInfo& d, std::string_view name) {
+    if (name.empty()) return false;
+    if (!d.variable.empty() && d.variable == name) return true;
+    return std::find(d.aliases.begin(), d.aliases.end(), name) != d.aliases.end();
+  }
+
+  // accelerate: `model, opt, dl = accelerator.prepare(model, opt, loader)` (or
+  // `dl = accelerator.prepare_data_loader(loader)`) binds the prepared loader to a new name.
+  void link_prepared_loaders() {
+    if (loaders.empty()) return;
+    for (const auto& a : all_assigns) {
+      if (!is(a.value, "call")) continue;
+      const CallInfo* c = call_info(a.value);
+      if (!c || c->star_args || (c->method != "prepare" && c->method != "prepare_data_loader")) continue;
+      if (!icontains(t(c->receiver), "accelerat") && !imports_module("accelerate")) continue;
+      std::vector<TSNode> targets;
+      if (is(a.target, "identifier")) targets.push_back(a.target);
+      else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) targets = ts::named_children(a.target);
+      if (targets.size() != c->positional.size()) continue;
+      for (size_t k = 0; k < targets.size(); ++k) {
+        if (!is(targets[k], "identifier")) continue;
+        const std::string_view from = t(c->positional[k]);
+        const std::string_view to = t(targets[k]);
+        for (auto& d : loaders)
+          if (loader_named(d, from) && !loader_named(d, to)) d.aliases.emplace_back(to);
+      }
+    }
+  }
+
   void collect_loaders() {
     for (size_t i = 0; i < calls.size(); ++i) {
       const CallInfo& c = calls[i];
@@ -1065,8 +1119,24 @@ struct Model::Impl {
         }
         d.variable = bound_to_result(fn, index);
       }
+      // Lightning calls `train_dataloader()` and runs the training step over what it returns, once
+      // per epoch: the loader feeds the step with no loop in the file to show it.
+      if (lightning_hook(fn, "train_dataloader")) {
+        bool returned = is(parent, "return_statement");
+        if (!returned && is(parent, "assignment") && ts::same(field(parent, "right"), c.node) &&
+            is(field(parent, "left"), "identifier"))
+          returned = returned_index(fn, t(field(parent, "left"))) == -1;
+        if (returned) {
+          d.feeds_step = true;
+          d.repeated = true;
+          d.step_loop = field(fn, "name");
+          d.framework_reason = "Lightning runs the training step over the loader train_dataloader() returns, and "
+                               "iterates train_dataloader() once per epoch";
+        }
+      }
       loaders.push_back(std::move(d));
     }
+    link_prepared_loaders();
     // Link loops.
     for (size_t li = 0; li < loops.size(); ++li) {
       Loop& l = loops[li];
@@ -1076,7 +1146,7 @@ struct Model::Impl {
       std::string base_text(t(base));
       int found = -1;
       for (size_t d = 0; d < loaders.size() && found < 0; ++d)
-        if (!loaders[d].variable.empty() && loaders[d].variable == base_text) found = static_cast<int>(d);
+        if (loader_named(loaders[d], base_text)) found = static_cast<int>(d);
       // A parameter of the enclosing function: follow its call sites one level.
       if (found < 0 && is(base, "identifier") && !null(l.ctx.function)) {
         const size_t fi = function_index(l.ctx.function);
@@ -1094,7 +1164,7 @@ struct Model::Impl {
               if (null(arg)) continue;
               const std::string at(t(arg));
               for (size_t d = 0; d < loaders.size() && found < 0; ++d)
-                if (!loaders[d].variable.empty() && loaders[d].variable == at) found = static_cast<int>(d);
+                if (loader_named(loaders[d], at)) found = static_cast<int>(d);
             }
           }
         }

@@ -89,6 +89,12 @@ struct DataLoaderInfo {
   TSNode step_loop{};            // the step loop it feeds (or is assumed to)
   bool repeated = false;         // that loop sits inside another loop (epochs)
   bool discarded = false;        // returned to a caller that binds it to `_`: never used
+  // Set when a framework runs the loop over it, so no loop in the file shows the link: the
+  // reason, for a note ("Lightning iterates train_dataloader() once per epoch"). step_loop is
+  // then the name of the method that returns the loader (`train_dataloader`).
+  std::string framework_reason;
+  // Other names the loader is bound to: `model, opt, dl = accelerator.prepare(model, opt, loader)`.
+  std::vector<std::string> aliases;
 };
 
 class Model {

@@ -343,5 +343,95 @@ TEST(Model, OnlyParsedArgumentsReadArgparseDefaults) {
   EXPECT_FALSE(b.model->evaluate(f->positional[3]).known());
 }
 
+
+TEST(Model, AcceleratorBackwardIsAStepMarkerAndPrepareKeepsTheLoader) {
+  auto b = build(
+      "from accelerate import Accelerator\n"
+      "from torch.utils.data import DataLoader\n"
+      "accelerator = Accelerator(mixed_precision='bf16')\n"
+      "train_dataloader = DataLoader(ds, batch_size=8)\n"
+      "eval_dataloader = DataLoader(vs, batch_size=8)\n"
+      "model, optimizer, train_dl, eval_dl = accelerator.prepare(model, optimizer, train_dataloader, eval_dataloader)\n"
+      "for epoch in range(3):\n"
+      "    for batch in train_dl:\n"
+      "        loss = model(**batch).loss\n"
+      "        accelerator.backward(loss)\n"
+      "    for batch in eval_dl:\n"
+      "        model(**batch)\n");
+  ASSERT_TRUE(b.model->has_step_loop());
+  ASSERT_EQ(b.model->step_loops().size(), 1u);
+  ASSERT_EQ(b.model->dataloaders().size(), 2u);
+  const DataLoaderInfo& train = b.model->dataloaders()[0];
+  EXPECT_TRUE(train.feeds_step);
+  EXPECT_FALSE(train.assumed_step);
+  EXPECT_TRUE(train.repeated);
+  EXPECT_TRUE(ts::same(train.step_loop, b.model->step_loops().front()));
+  EXPECT_EQ(train.aliases, std::vector<std::string>{"train_dl"});
+  const DataLoaderInfo& eval = b.model->dataloaders()[1];
+  EXPECT_FALSE(eval.feeds_step);
+  EXPECT_FALSE(eval.assumed_step);
+  EXPECT_EQ(eval.loops.size(), 1u);
+}
+
+TEST(Model, PrepareRebindingTheSameNameAndNonAcceleratePrepare) {
+  auto b = build(
+      "from accelerate import Accelerator\n"
+      "from torch.utils.data import DataLoader\n"
+      "loader = DataLoader(ds)\n"
+      "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n"
+      "for batch in loader:\n"
+      "    accelerator.backward(model(batch))\n"
+      "    optimizer.step()\n");
+  ASSERT_EQ(b.model->dataloaders().size(), 1u);
+  EXPECT_TRUE(b.model->dataloaders()[0].feeds_step);
+  EXPECT_TRUE(b.model->dataloaders()[0].aliases.empty());
+  // Without accelerate, an unrelated `.prepare()` does not rebind (a tokenizer, a recipe).
+  auto c = build(
+      "from torch.utils.data import DataLoader\n"
+      "loader = DataLoader(ds)\n"
+      "a, other = pipeline.prepare(x, loader)\n");
+  ASSERT_EQ(c.model->dataloaders().size(), 1u);
+  EXPECT_TRUE(c.model->dataloaders()[0].aliases.empty());
+}
+
+TEST(Model, LightningTrainDataloaderFeedsTheStepOncePerEpoch) {
+  auto b = build(
+      "import lightning as L\n"
+      "from torch.utils.data import DataLoader\n"
+      "class DM(L.LightningDataModule):\n"
+      "    def train_dataloader(self):\n"
+      "        loader = DataLoader(self.train_set, batch_size=32, shuffle=True)\n"
+      "        return loader\n"
+      "    def val_dataloader(self):\n"
+      "        return DataLoader(self.val_set, batch_size=32)\n"
+      "    def test_dataloader(self):\n"
+      "        return DataLoader(self.test_set, batch_size=32)\n"
+      "class Model(L.LightningModule):\n"
+      "    def train_dataloader(self):\n"
+      "        return DataLoader(self.ds)\n"
+      "    def helper(self):\n"
+      "        return DataLoader(self.ds)\n");
+  const auto& ls = b.model->dataloaders();
+  ASSERT_EQ(ls.size(), 5u);
+  EXPECT_TRUE(ls[0].feeds_step);
+  EXPECT_TRUE(ls[0].repeated);
+  EXPECT_FALSE(ls[0].framework_reason.empty());
+  EXPECT_EQ(b.model->text(ls[0].step_loop), "train_dataloader");
+  for (size_t i : {1u, 2u, 4u}) {
+    EXPECT_FALSE(ls[i].feeds_step) << i;
+    EXPECT_FALSE(ls[i].assumed_step) << i;
+    EXPECT_TRUE(ls[i].framework_reason.empty()) << i;
+  }
+  EXPECT_TRUE(ls[3].feeds_step);
+  // A train_dataloader method in a file without Lightning, of a class that is not a Lightning one.
+  auto c = build(
+      "from torch.utils.data import DataLoader\n"
+      "class Data:\n"
+      "    def train_dataloader(self):\n"
+      "        return DataLoader(self.ds)\n");
+  ASSERT_EQ(c.model->dataloaders().size(), 1u);
+  EXPECT_FALSE(c.model->dataloaders()[0].feeds_step);
+}
+
 }  // namespace
 }  // namespace perflint

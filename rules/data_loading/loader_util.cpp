@@ -66,7 +66,36 @@ const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call) 
   return d;
 }
 
+bool is_hf_training_args(const Model& model, const CallInfo& call) {
+  const std::string& q = call.qualname;
+  if (q != "transformers.TrainingArguments" && q != "transformers.Seq2SeqTrainingArguments" &&
+      q != "transformers.training_args.TrainingArguments" &&
+      q != "transformers.training_args_seq2seq.Seq2SeqTrainingArguments")
+    return false;
+  for (const CallInfo& c : model.calls()) {
+    if (c.qualname == "transformers.Trainer" || c.qualname == "transformers.Seq2SeqTrainer" ||
+        c.qualname == "transformers.trainer.Trainer" || c.qualname == "transformers.trainer_seq2seq.Seq2SeqTrainer")
+      return true;
+    if (c.method == "train") return true;
+  }
+  return false;
+}
+
+std::optional<LoaderArg> hf_arg(const Model& model, const CallInfo& call, std::string_view name) {
+  const Argument* a = call.keyword(name);
+  if (!a) {
+    if (call.unresolved_kwargs || call.star_args) return std::nullopt;
+    return LoaderArg{};
+  }
+  return LoaderArg{true, a->value, model.evaluate(a->value)};
+}
+
 std::optional<Note> assumed_note(const Emitter& out, const DataLoaderInfo& loader) {
+  // A framework runs the loop (Lightning's train_dataloader()): say so at the hook's name.
+  if (!loader.framework_reason.empty()) {
+    if (null(loader.step_loop)) return Note{loader.framework_reason, std::nullopt};
+    return out.note(loader.step_loop, loader.framework_reason);
+  }
   if (!loader.assumed_step || null(loader.step_loop)) return std::nullopt;
   return out.note(loader.step_loop, "assumed to feed the training loop at line " +
                                         std::to_string(line_of(out, loader.step_loop)) +
@@ -104,6 +133,8 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
 
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop) {
   if (null(step_loop)) return {};
+  // The name of a framework hook (`def train_dataloader`), not a loop: the loader's note says why.
+  if (ts::is(step_loop, "identifier") && ts::is(ts_node_parent(step_loop), "function_definition")) return {};
   const std::string inner = "the loop at line " + std::to_string(line_of(out, step_loop));
   if (TSNode outer = enclosing_loop(step_loop); !null(outer))
     return inner + " is inside the loop at line " + std::to_string(line_of(out, outer));

@@ -49,6 +49,13 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
 // prints: "the loop at line N is inside the loop at line M"; empty when none is found.
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop);
 
+// ---- Hugging Face: the Trainer builds its DataLoaders from `TrainingArguments(...)`.
+// True for `transformers.TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` in a file that
+// trains with them: it constructs a `transformers.Trainer`/`Seq2SeqTrainer` or calls `.train()`.
+bool is_hf_training_args(const Model& model, const CallInfo& call);
+// An argument of TrainingArguments (keyword only); nullopt when hidden by `**kwargs`/`*args`.
+std::optional<LoaderArg> hf_arg(const Model& model, const CallInfo& call, std::string_view name);
+
 // A host-to-device copy of a batch in the step: `x.to(device, ...)`, `x.cuda(...)`.
 struct Copy {
   const CallInfo* call = nullptr;

@@ -42,6 +42,7 @@ class RulePFL101 final : public Rule {
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call) return;
+    if (is_hf_training_args(model, *call)) return check_hf(model, *call, out);
     const DataLoaderInfo* loader = training_loader(model, *call);
     if (!loader) return;
     const std::optional<LoaderArg> workers = loader_arg(model, *call, "num_workers");
@@ -75,6 +76,49 @@ class RulePFL101 final : public Rule {
   }
 
  private:
+  // Hugging Face: the Trainer builds its training DataLoader with `dataloader_num_workers` from
+  // `TrainingArguments(...)`, and that defaults to 0.
+  static void check_hf(const Model& model, const CallInfo& call, Emitter& out) {
+    const std::optional<LoaderArg> workers = hf_arg(model, call, "dataloader_num_workers");
+    if (!workers) return;  // unresolved **kwargs: the value could be anything
+    if (workers->present) {
+      const std::optional<long long> n = workers->value.as_int();
+      if (!n || *n != 0) return;
+    }
+    const std::optional<LoaderArg> persistent = hf_arg(model, call, "dataloader_persistent_workers");
+    const bool has_persistent = persistent && persistent->present && persistent->value.truthy() == true;
+    const std::string seen =
+        workers->present ? "dataloader_num_workers=0" : "dataloader_num_workers is not set; the default is 0";
+    std::string fix;
+    const ArgOption* opt = workers->present ? workers->value.from_option : nullptr;
+    const std::string persistent_hint =
+        has_persistent ? std::string() : "`dataloader_persistent_workers=True` (recent transformers versions)";
+    if (opt)
+      fix = "run with `" + opt->flag + " 4` or set `default=4` for " + opt->flag + " (line " +
+            std::to_string(opt->line) + ")" + (has_persistent ? std::string() : ", and pass " + persistent_hint);
+    else
+      fix = "pass `dataloader_num_workers=4`" + (has_persistent ? std::string() : " and " + persistent_hint);
+    fix += " (4 is a starting point; up to the CPU cores per GPU)";
+    Finding& f = out.report(argument_span(out, call, "dataloader_num_workers", *workers),
+                            "the Trainer's DataLoader loads every batch in the main process (" + seen +
+                                "): the training step waits while each batch is read and collated",
+                            std::move(fix));
+    add_value_notes(model, out, call, "dataloader_num_workers", *workers, f);
+    if (!workers->present)
+      f.notes.push_back(out.note(call.function, "Hugging Face's default dataloader_num_workers is 0"));
+    // Unsafe, as for DataLoader: 4 is a starting point. dataloader_persistent_workers is not added:
+    // older transformers versions reject it.
+    Fix fx{"Pass `dataloader_num_workers=4`", false, {}};
+    if (!workers->present) {
+      if (auto e = fixes::add_keywords(model, call, {{"dataloader_num_workers", "4"}})) fx.edits.push_back(std::move(*e));
+    } else if (TSNode lit = fixes::literal_argument(call, workers->node, "integer"); !ts_node_is_null(lit)) {
+      fx.edits.push_back(fixes::replace_node(model.source(), lit, "4"));
+    } else if (opt && ts::is(workers->value.origin, "integer") && ts::same(workers->value.origin, opt->default_value)) {
+      fx.edits.push_back(fixes::replace_node(model.source(), workers->value.origin, "4"));
+    }
+    if (!fx.edits.empty()) f.fix = std::move(fx);
+  }
+
   // Unsafe: 4 is a starting point, not a known-good value for this machine, and worker processes
   // change where the dataset code runs (pickling, per-worker seeding, open files).
   static std::optional<Fix> workers_fix(const Model& model, const CallInfo& call, const LoaderArg& workers,

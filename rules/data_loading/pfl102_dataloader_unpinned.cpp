@@ -22,6 +22,7 @@ class RulePFL102 final : public Rule {
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call) return;
+    if (is_hf_training_args(model, *call)) return check_hf(model, *call, out);
     const DataLoaderInfo* loader = training_loader(model, *call);
     if (!loader) return;
     const std::optional<Flag> pin = loader_flag(model, *call, "pin_memory");
@@ -40,6 +41,27 @@ class RulePFL102 final : public Rule {
   }
 
  private:
+  // Hugging Face: `TrainingArguments(dataloader_pin_memory=False)` switches off the Trainer's
+  // pinning (its default is True). Training on the CPU (`use_cpu=True`, `no_cuda=True`): silent.
+  static void check_hf(const Model& model, const CallInfo& call, Emitter& out) {
+    const std::optional<LoaderArg> pin = hf_arg(model, call, "dataloader_pin_memory");
+    if (!pin || !pin->present || pin->value.truthy() != false) return;
+    if (call.unresolved_kwargs || call.star_args) return;  // may carry `use_cpu=True`
+    for (std::string_view cpu : {"use_cpu", "no_cuda"}) {
+      const std::optional<LoaderArg> a = hf_arg(model, call, cpu);
+      if (a && a->present && a->value.truthy() != false) return;  // True, or not known
+    }
+    std::string fix = enable_flag_hint(pin->value, "dataloader_pin_memory");
+    if (fix.empty()) fix = "pass `dataloader_pin_memory=True`, or remove the argument (True is the default)";
+    Finding& f = out.report(argument_span(out, call, "dataloader_pin_memory", *pin),
+                            "the Trainer's batches are in pageable memory (dataloader_pin_memory=" + pin->value.repr() +
+                                "): each copy to the GPU is staged through a pinned buffer and cannot overlap compute",
+                            std::move(fix));
+    add_value_notes(model, out, call, "dataloader_pin_memory", *pin, f);
+    if (TSNode lit = fixes::literal_argument(call, pin->node, "false"); !ts_node_is_null(lit))
+      f.fix = Fix{"Pass `dataloader_pin_memory=True`", true, {fixes::replace_node(model.source(), lit, "True")}};
+  }
+
   // Absent: add it; a literal False written in the call: make it True. A value from a variable,
   // an argparse option or a **dict is the user's switch: no fix.
   static std::optional<Edit> pin_edit(const Model& model, const CallInfo& call, const LoaderArg& arg) {

@@ -71,6 +71,15 @@ bool only_called_conditionally(const Model& model, TSNode node) {
   return called;
 }
 
+bool is_lightning_trainer(std::string_view q) {
+  for (std::string_view root : {"lightning.", "lightning.pytorch.", "pytorch_lightning."}) {
+    if (q.substr(0, root.size()) != root) continue;
+    const std::string_view rest = q.substr(root.size());
+    if (rest == "Trainer" || rest == "trainer.Trainer" || rest == "trainer.trainer.Trainer") return true;
+  }
+  return false;
+}
+
 bool region_runs_step_loop(const Model& model, TSNode region, uint32_t after_byte) {
   return !ts_node_is_null(first_step_site(model, region, after_byte));
 }

@@ -3,6 +3,8 @@
 #pragma once
 #include <tree_sitter/api.h>
 
+#include <string_view>
+
 #include "parser/model.hpp"
 
 namespace perflint {
@@ -23,5 +25,9 @@ TSNode first_step_site(const Model& model, TSNode region, uint32_t after_byte = 
 // True when `node` sits in a function whose every call site in this file is under a condition
 // (`if args.profile: run_profiled()`): the code is opt-in even though it is not guarded locally.
 bool only_called_conditionally(const Model& model, TSNode node);
+
+// Lightning's Trainer: lightning.Trainer, lightning.pytorch.Trainer, pytorch_lightning.Trainer (and
+// their trainer.trainer module paths), through any import alias (`pl.Trainer`, `L.Trainer`).
+bool is_lightning_trainer(std::string_view qualname);
 
 }  // namespace perflint

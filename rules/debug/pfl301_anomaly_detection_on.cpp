@@ -6,6 +6,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/debug/debug_util.hpp"
 #include "rules/fix_util.hpp"
 
 namespace perflint {
@@ -72,6 +73,7 @@ class RulePFL301 final : public Rule {
     }
     const CallInfo* call = model.call(node);
     if (!call) return;
+    if (is_lightning_trainer(call->qualname)) return check_lightning(*call, model, out);
     if (is_detect_anomaly(call->qualname)) {
       TSNode parent = ts_node_parent(node);
       if (ts::is(parent, "decorator")) {
@@ -109,6 +111,27 @@ class RulePFL301 final : public Rule {
   }
 
  private:
+  // Lightning: `Trainer(detect_anomaly=True)` runs the whole fit under anomaly mode.
+  static void check_lightning(const CallInfo& call, const Model& model, Emitter& out) {
+    const Argument* a = call.keyword("detect_anomaly");
+    if (!a) return;
+    const Value v = model.evaluate(a->value);
+    if (v.truthy() != true) return;  // False, or not known statically (`detect_anomaly=args.debug`)
+    if (model.under_condition(call.node) || only_called_conditionally(model, call.node)) return;
+    TSNode site = ts_node_parent(a->value);
+    if (!ts::is(site, "keyword_argument") || !ts_node_is_null(a->via_dict)) site = call.function;
+    Finding& f = out.report(
+        site,
+        "Lightning's Trainer runs the whole fit with autograd anomaly detection on (detect_anomaly=" + v.repr() +
+            "): every op records a Python traceback in forward and every backward op checks its output for NaN",
+        "remove it, or enable it only while debugging (e.g. `detect_anomaly=args.debug`)");
+    if (auto n = origin_note(out, "detect_anomaly", v)) f.notes.push_back(*n);
+    if (auto n = via_dict_note(model, out, call, "detect_anomaly")) f.notes.push_back(*n);
+    if (TSNode lit = fixes::literal_argument(call, a->value, "true"); !ts_node_is_null(lit))
+      f.fix = Fix{"Turn anomaly detection off (`detect_anomaly=False`)", true,
+                  {fixes::replace_node(model.source(), lit, "False")}};
+  }
+
   static bool is_detect_anomaly(std::string_view q) {
     return q == "torch.autograd.detect_anomaly" || q == "torch.autograd.anomaly_mode.detect_anomaly";
   }

@@ -6,6 +6,7 @@
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/common.hpp"
 #include "rules/debug/debug_util.hpp"
 
 namespace perflint {
@@ -39,10 +40,68 @@ class RulePFL302 final : public Rule {
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "with_statement")) return check_with(node, model, out);
+    if (const CallInfo* c = model.call(node); c && is_lightning_trainer(c->qualname))
+      return check_lightning(*c, model, out);
     check_start(node, model, out);
   }
 
  private:
+  // A Lightning profiler object: `PyTorchProfiler(...)`, `SimpleProfiler()`, `AdvancedProfiler()`
+  // (PassThroughProfiler does nothing).
+  static bool profiler_constructor(const Model& model, TSNode n) {
+    if (!ts::is(n, "call")) return false;
+    const CallInfo* c = model.call(n);
+    if (!c) return false;
+    std::string_view name = model.text(c->function);
+    if (const auto dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+    return name.size() > 8 && name.substr(name.size() - 8) == "Profiler" && name != "PassThroughProfiler";
+  }
+
+  // Lightning: `Trainer(profiler="simple")` / `Trainer(profiler=PyTorchProfiler())` profiles the
+  // whole fit. None, False, or a value perflint cannot read (`profiler=args.profiler`): silent.
+  static void check_lightning(const CallInfo& call, const Model& model, Emitter& out) {
+    const Argument* a = call.keyword("profiler");
+    if (!a) return;
+    if (model.under_condition(call.node) || only_called_conditionally(model, call.node)) return;
+    const Value v = model.evaluate(a->value);
+    std::string what;
+    TSNode made{};
+    if (v.kind == Value::Kind::String) {
+      if (v.s.empty()) return;
+      what = "profiler=" + v.repr();
+    } else if (v.known()) {
+      return;  // None / False
+    } else if (profiler_constructor(model, a->value)) {
+      made = a->value;
+    } else if (ts::is(a->value, "identifier")) {
+      // `profiler = PyTorchProfiler(...)` earlier: every assignment must make one (a conditional
+      // `profiler = None` elsewhere keeps it opt-in).
+      const std::vector<TSNode> values = model.assigned_values(model.text(a->value));
+      if (values.empty()) return;
+      for (TSNode val : values)
+        if (!profiler_constructor(model, val) || model.under_condition(val)) return;
+      made = values.front();
+    } else {
+      return;
+    }
+    if (!ts_node_is_null(made)) {
+      const CallInfo* m = model.call(made);
+      if (!m || m->unresolved_kwargs) return;
+      what = "profiler=" + std::string(model.text(m->function)) + "(...)";
+    }
+    TSNode site = ts_node_parent(a->value);
+    if (!ts::is(site, "keyword_argument") || !ts_node_is_null(a->via_dict)) site = call.function;
+    Finding& f = out.report(site,
+                            "Lightning's Trainer profiles the whole fit (" + what +
+                                "): the profiler records every training step (and every operator with the PyTorch "
+                                "profiler) for the whole run",
+                            "pass `profiler=None` unless profiling (e.g. `profiler=args.profiler`), or profile a few "
+                            "steps with `max_steps`/`limit_train_batches`");
+    if (auto n = origin_note(out, "profiler", v)) f.notes.push_back(*n);
+    if (auto n = via_dict_note(model, out, call, "profiler")) f.notes.push_back(*n);
+    if (!ts_node_is_null(made) && !ts::same(made, a->value)) f.notes.push_back(out.note(made, "the profiler is made here"));
+  }
+
   static void check_with(TSNode with, const Model& model, Emitter& out) {
     TSNode profiler{};
     // `with_clause` holds the `with_item`s; each item's value may be `call as name`.

@@ -1,8 +1,10 @@
 // PFL203 explicit-sync-in-step: `torch.cuda.synchronize()` / `torch.cuda.empty_cache()` on every
 // training step. Both drain the GPU queue, so the host can no longer run ahead of the device.
+#include <cctype>
 #include <string>
 
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
@@ -28,6 +30,17 @@ class RulePFL203 final : public Rule {
     // not steps: the model's step context already leaves them out.
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
+    // An opt-in switch for this very sync (`if args.synchronize_step:`, `if cfg.cuda_sync:`): the
+    // user turns it on to debug or time steps, and it is off otherwise.
+    for (TSNode p = ts_node_parent(node); !ts_node_is_null(p) && !ts::same(p, sc.loop); p = ts_node_parent(p)) {
+      if (!ts::is(p, "if_statement")) continue;
+      if (TSNode body = ts::field(p, "consequence"); ts_node_is_null(body) ||
+          ts_node_start_byte(node) < ts_node_start_byte(body) || ts_node_end_byte(node) > ts_node_end_byte(body))
+        continue;
+      std::string cond(model.text(ts::field(p, "condition")));
+      for (char& ch : cond) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (cond.find("sync") != std::string::npos) return;
+    }
     const std::string what = "`" + std::string(model.text(call->function)) + "()`";
     std::string message =
         sync ? what + " runs every training step: it stalls the host until every queued kernel has finished, so the "

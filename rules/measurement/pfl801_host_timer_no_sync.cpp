@@ -57,6 +57,54 @@ bool may_launch(const Model& model, const CallInfo& c) {
   return true;
 }
 
+// A `def name(...)` at module level (or decorated), or null.
+TSNode module_function(TSNode any, std::string_view name, const Model& model) {
+  TSNode root = any;
+  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+  for (TSNode child : ts::named_children(root)) {
+    TSNode def = child;
+    if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
+    if (ts::is(def, "function_definition") && model.text(ts::field(def, "name")) == name) return def;
+  }
+  return {};
+}
+
+// Whether a call in [lo, hi) waits for the GPU, looking one or two levels into functions defined
+// in this file (`train()` whose loop does `total += loss.item()`, `test()` that returns `.item()`).
+bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0) {
+  for (const auto& c : model.calls()) {
+    if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+    if (syncs(model, c)) return true;
+    if (depth < 2 && c.qualname.empty() && ts::is(c.function, "identifier")) {
+      TSNode def = module_function(c.node, model.text(c.function), model);
+      // Not recursion into the function that holds the region itself.
+      if (!ts_node_is_null(def) && !(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
+          region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1))
+        return true;
+    }
+  }
+  return false;
+}
+
+// The innermost `for`/`while` around `node` inside its function, or null.
+TSNode enclosing_loop(TSNode node) {
+  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (ts::is(p, "for_statement") || ts::is(p, "while_statement")) return p;
+    if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
+  }
+  return {};
+}
+
+// `for epoch in ...` (any target name containing "epoch"): one iteration is a whole pass over the data.
+bool is_epoch_loop(const Model& model, TSNode loop) {
+  if (!ts::is(loop, "for_statement")) return false;
+  return model.text(ts::field(loop, "left")).find("epoch") != std::string_view::npos;
+}
+
+bool inside(TSNode n, TSNode outer) {
+  return ts_node_start_byte(outer) <= ts_node_start_byte(n) && ts_node_end_byte(n) <= ts_node_end_byte(outer);
+}
+
 TSNode timer_call(const Model& model, TSNode value) {
   TSNode v = unparen(value);
   if (!ts::is(v, "call")) return {};
@@ -121,13 +169,41 @@ class RulePFL801 final : public Rule {
     const TSNode first = timer_call(model, values.front());
     if (ts_node_is_null(first)) return;
     const uint32_t lo = ts_node_end_byte(first), hi = ts_node_start_byte(node);
+    // A sync in the region, also inside a same-file function it calls.
+    if (region_syncs(model, lo, hi)) return;
+    // A reading inside a loop whose clock started before the loop (`start = time.time()` then
+    // `for ...: eta = time.time() - start`), or that restarts the clock after the reading
+    // (`prev = time.time()` at the end of the body): the timed span crosses the end of the previous
+    // iteration, so a read-back later in the body (`print(loss.item())`) is inside it too.
+    if (TSNode loop = enclosing_loop(node); !ts_node_is_null(loop)) {
+      bool wraps = !inside(first, loop);
+      for (TSNode v : model.assigned_values(start))
+        if (inside(v, loop) && ts_node_start_byte(v) > ts_node_end_byte(node)) wraps = true;
+      if (wraps && region_syncs(model, ts_node_start_byte(loop), ts_node_end_byte(loop))) return;
+    }
     const CallInfo* work = nullptr;
     for (const auto& c : model.calls()) {
       if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
-      if (syncs(model, c)) return;
       if (!work && may_launch(model, c)) work = &c;
     }
     if (!work) return;
+    // A whole training epoch run by another module's function (`train_one_epoch(...)` from
+    // engine.py, which the model resolves as a step loop): perflint cannot see its read-backs, and
+    // over an epoch the host can run ahead of the GPU by at most the launch queue, a negligible
+    // share. These are run- and epoch-length timers (`total_time = time.time() - start_time`).
+    for (TSNode step : model.step_loops())
+      if (ts::is(step, "call") && ts_node_start_byte(step) >= lo && ts_node_end_byte(step) <= hi) return;
+    // The same for epoch-length spans the model cannot resolve (an engine whose step hides its
+    // backward in a loss scaler, a helper package): a clock read once per epoch loop iteration with
+    // its start in the same iteration, or a span holding a whole `for epoch in ...` loop.
+    if (TSNode loop = enclosing_loop(node); is_epoch_loop(model, loop) && inside(first, loop)) return;
+    bool whole_run = false;
+    ts::walk(scope_of(model, node), [&](TSNode n) {
+      if (whole_run || ts_node_end_byte(n) <= lo || ts_node_start_byte(n) >= hi) return false;
+      if (ts_node_start_byte(n) >= lo && ts_node_end_byte(n) <= hi && is_epoch_loop(model, n)) whole_run = true;
+      return !whole_run;
+    });
+    if (whole_run) return;
     const auto line = [&](TSNode n) { return std::to_string(out.source().position(ts_node_start_byte(n)).line); };
     Finding& f = out.report(node,
                             "CUDA kernels run asynchronously: this host timer measures the time to queue the work, "

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "parser/ts.hpp"
+
 namespace perflint {
 namespace {
 
@@ -39,13 +41,30 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
   for (const auto& k : c.keywords) {
     if (is_16bit_dtype(model.qualname(k.value))) return K::Present;
     // Hugging Face fp16=/bf16=, Accelerate mixed_precision=, Lightning precision=.
-    if (k.name == "fp16" || k.name == "bf16" || k.name == "mixed_precision" || k.name == "precision") {
+    // ... and a script's own switch handed to its engine (`use_amp=args.use_amp`).
+    if (k.name == "fp16" || k.name == "bf16" || k.name == "mixed_precision" || k.name == "precision" ||
+        k.name == "amp" || k.name == "use_amp" || k.name == "use_fp16" || k.name == "use_bf16") {
       const Value v = model.evaluate(k.value);
       if (!v.known()) return K::Unknown;
       if (v.kind == Value::Kind::String && v.s != "no" && v.s != "32" && v.s != "32-true" && v.s != "64")
         return K::Present;
       if (v.kind == Value::Kind::Bool && v.b) return K::Present;
       if (v.kind == Value::Kind::Int && v.i == 16) return K::Present;
+    }
+  }
+  // An argparse switch for mixed precision (`--amp`, `--use_amp`, `--fp16`, `--mixed-precision`):
+  // whether it is on is decided at launch.
+  if (c.method == "add_argument" && !c.positional.empty()) {
+    for (TSNode p : c.positional) {
+      const Value v = model.evaluate(p);
+      if (v.kind != Value::Kind::String) continue;
+      std::string flag = v.s;
+      while (!flag.empty() && flag.front() == '-') flag.erase(0, 1);
+      for (char& ch : flag)
+        if (ch == '-') ch = '_';
+      if (flag == "amp" || flag == "use_amp" || flag == "fp16" || flag == "bf16" || flag == "use_fp16" ||
+          flag == "use_bf16" || flag == "mixed_precision" || flag == "amp_dtype")
+        return K::Unknown;
     }
   }
   return K::None;
@@ -55,13 +74,28 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
 
 ReducedPrecision reduced_precision(const Model& model) {
   ReducedPrecision out;
+  TSNode root{};
   for (const auto& c : model.calls()) {
+    if (ts_node_is_null(root)) {
+      root = c.node;
+      for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+    }
     const ReducedPrecision::Kind k = judge(model, c);
     if (k == ReducedPrecision::Kind::None) continue;
     // Present wins over Unknown: PFL504 needs to know that 16-bit compute is really written here.
     if (k == ReducedPrecision::Kind::Present) return {k, c.node};
     if (out.kind == ReducedPrecision::Kind::None) out = {k, c.node};
   }
+  if (out.kind != ReducedPrecision::Kind::None || ts_node_is_null(root)) return out;
+  // Not called but referenced: `amp_autocast = partial(torch.autocast, dtype=amp_dtype)` with
+  // `amp_dtype = torch.bfloat16` behind a flag. The 16-bit path is written here, chosen at launch.
+  ts::walk(root, [&](TSNode n) {
+    if (out.kind != ReducedPrecision::Kind::None) return false;
+    if (!ts::is(n, "attribute")) return true;
+    const std::string q = model.qualname(n);
+    if (is_16bit_dtype(q) || is_amp_call(q)) out = {ReducedPrecision::Kind::Unknown, n};
+    return false;
+  });
   return out;
 }
 
