@@ -1095,11 +1095,13 @@ struct Model::Impl {
       d.call = &c;
       TSNode parent = ts_node_parent(c.node);
       TSNode fn = call_ctx[i].function;
+      int returned_at = kNotReturned;  // where the enclosing function returns it, if it does
       if (is(parent, "assignment") && ts::same(field(parent, "right"), c.node)) {
         d.variable = std::string(t(field(parent, "left")));
         // Built in a function that returns it (alone or in a tuple): the caller's name for it.
         if (is(field(parent, "left"), "identifier") && !null(fn)) {
           const int index = returned_index(fn, t(field(parent, "left")));
+          returned_at = index;
           if (index != kNotReturned) {
             std::string caller_name = bound_to_result(fn, index);
             // `train, val, _ = get_loaders()`: a discarded loader keeps its local name (`test_loader`),
@@ -1110,6 +1112,7 @@ struct Model::Impl {
         }
       } else if (!null(fn) && is(parent, "return_statement")) {
         d.variable = bound_to_result(fn, -1);  // `return DataLoader(...)`
+        returned_at = -1;
       } else if (!null(fn) && is(parent, "expression_list") && is(ts_node_parent(parent), "return_statement")) {
         // `return DataLoader(...), DataLoader(...)`
         int index = 0;
@@ -1118,6 +1121,7 @@ struct Model::Impl {
           ++index;
         }
         d.variable = bound_to_result(fn, index);
+        returned_at = index;
       }
       // Lightning calls `train_dataloader()` and runs the training step over what it returns, once
       // per epoch: the loader feeds the step with no loop in the file to show it.
@@ -1132,6 +1136,22 @@ struct Model::Impl {
           d.step_loop = field(fn, "name");
           d.framework_reason = "Lightning runs the training step over the loader train_dataloader() returns, and "
                                "iterates train_dataloader() once per epoch";
+        }
+      }
+      // Built and returned here, iterated by the training loop of a sibling script that imports
+      // this module (`loader = data.build_loader(args)` in main.py).
+      if (project && !d.feeds_step && !null(fn) && returned_at != kNotReturned) {
+        const std::string_view fname = t(field(fn, "name"));
+        const SteppedResult* r = nullptr;
+        if (const ModuleSummary* imp = project->step_importer(src.path(), fname, returned_at, &r); imp && r) {
+          d.feeds_step = true;
+          d.repeated = r->repeated;
+          d.step_loop = field(fn, "name");
+          // The importer's CUDA use is this loader's too (pinned memory, copies).
+          if (imp->uses_cuda && null(cuda_node) && !importer) importer = imp;
+          d.framework_reason = std::filesystem::path(imp->path).filename().string() + " iterates what " +
+                               std::string(fname) + "() returns in its training loop (line " +
+                               std::to_string(r->line) + ")";
         }
       }
       loaders.push_back(std::move(d));
@@ -1655,6 +1675,33 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
     }
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<SteppedResult> Model::stepped_results() const {
+  std::vector<SteppedResult> out;
+  for (const auto& l : impl_->loops) {
+    if (!l.step || !is(l.node, "for_statement")) continue;
+    TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
+    if (!is(base, "identifier")) continue;
+    const std::string_view name = impl_->t(base);
+    for (const auto& a : impl_->all_assigns) {
+      if (!is(a.value, "call")) continue;
+      int index = -2;
+      if (is(a.target, "identifier") && impl_->t(a.target) == name) index = -1;
+      else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
+        auto names = ts::named_children(a.target);
+        for (size_t k = 0; k < names.size(); ++k)
+          if (is(names[k], "identifier") && impl_->t(names[k]) == name) index = static_cast<int>(k);
+      }
+      if (index == -2) continue;
+      const std::string q = impl_->qualname_of(field(a.value, "function"));
+      const size_t dot = q.rfind('.');
+      if (dot == std::string::npos || q.find('.') != dot) continue;  // module.function only
+      out.push_back({q.substr(0, dot), q.substr(dot + 1), index,
+                     impl_->src.position(ts_node_start_byte(l.node)).line, l.repeated});
+    }
   }
   return out;
 }

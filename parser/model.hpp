@@ -154,6 +154,8 @@ class Model {
 
   // ---- for other files (ProjectContext): what this module offers
   std::vector<FunctionSummary> function_summaries() const;
+  // Step loops over what a sibling module's function returned (`loader = data.build()`).
+  std::vector<SteppedResult> stepped_results() const;
   std::vector<std::string> imported_module_names() const;
 
   // ---- structure

@@ -33,6 +33,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text)
   if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
   m.imports = model.imported_module_names();
   m.functions = model.function_summaries();
+  m.stepped_results = model.stepped_results();
   return m;
 }
 
@@ -69,11 +70,9 @@ const ModuleSummary* ProjectContext::sibling(const std::string& from_file, std::
   return summary_of(candidate.lexically_normal().string());
 }
 
-const ModuleSummary* ProjectContext::cuda_importer(const std::string& file) {
+std::vector<std::string> ProjectContext::siblings_naming(const std::string& file, std::string_view word) {
   const fs::path self(file);
   const std::string dir = self.parent_path().empty() ? "." : self.parent_path().string();
-  const std::string module = self.stem().string();
-  std::lock_guard<std::mutex> lock(mu_);
   auto it = dir_files_.find(dir);
   if (it == dir_files_.end()) {
     std::vector<std::string> files;
@@ -86,10 +85,11 @@ const ModuleSummary* ProjectContext::cuda_importer(const std::string& file) {
     std::sort(files.begin(), files.end());
     it = dir_files_.emplace(dir, std::move(files)).first;
   }
+  std::vector<std::string> out;
   std::error_code ec;
   for (const auto& other : it->second) {
     if (fs::equivalent(other, self, ec)) continue;
-    // Cheap filter before a parse: the importer must at least name the module.
+    // Cheap filter before a parse: the sibling must at least name what we look for.
     auto text = texts_.find(other);
     if (text == texts_.end()) {
       std::string content;
@@ -101,10 +101,34 @@ const ModuleSummary* ProjectContext::cuda_importer(const std::string& file) {
       }
       text = texts_.emplace(other, std::move(content)).first;
     }
-    if (text->second.find(module) == std::string::npos) continue;
+    if (text->second.find(word) != std::string::npos) out.push_back(other);
+  }
+  return out;
+}
+
+const ModuleSummary* ProjectContext::cuda_importer(const std::string& file) {
+  const std::string module = fs::path(file).stem().string();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& other : siblings_naming(file, module)) {
     const ModuleSummary* s = summary_of(other);
     if (!s || !s->uses_cuda) continue;
     if (std::find(s->imports.begin(), s->imports.end(), module) != s->imports.end()) return s;
+  }
+  return nullptr;
+}
+
+const ModuleSummary* ProjectContext::step_importer(const std::string& file, std::string_view function, int index,
+                                                   const SteppedResult** which) {
+  const std::string module = fs::path(file).stem().string();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& other : siblings_naming(file, function)) {
+    const ModuleSummary* s = summary_of(other);
+    if (!s) continue;
+    for (const auto& r : s->stepped_results)
+      if (r.module == module && r.function == function && r.index == index) {
+        if (which) *which = &r;
+        return s;
+      }
   }
   return nullptr;
 }

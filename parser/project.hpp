@@ -22,6 +22,16 @@ struct FunctionSummary {
   uint32_t line = 0;                 // of the def
 };
 
+// A step loop in this module iterates what a sibling's function returns: `loader = data.build()`
+// (index -1) or `train_dl, val_dl = build_loaders()` (index 0 for train_dl), then `for b in loader:`.
+struct SteppedResult {
+  std::string module;    // "data"
+  std::string function;  // "build_loader"
+  int index = -1;
+  uint32_t line = 0;     // of the step loop
+  bool repeated = false; // that loop sits inside another (epochs)
+};
+
 struct ModuleSummary {
   std::string path;
   std::string module;                 // file stem: "engine"
@@ -29,6 +39,7 @@ struct ModuleSummary {
   uint32_t cuda_line = 0;             // first CUDA evidence
   std::vector<std::string> imports;   // top-level module names it imports ("engine", "torch", ...)
   std::vector<FunctionSummary> functions;
+  std::vector<SteppedResult> stepped_results;
   const FunctionSummary* function(std::string_view name) const;
 };
 
@@ -42,9 +53,15 @@ class ProjectContext {
   const ModuleSummary* sibling(const std::string& from_file, std::string_view module);
   // A sibling in the same directory that imports `file`'s module and uses CUDA, or nullptr.
   const ModuleSummary* cuda_importer(const std::string& file);
+  // A sibling whose training loop iterates what `function` (in `file`) returns at `index`; its
+  // matching entry goes to `*which`. nullptr when none.
+  const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
+                                     const SteppedResult** which);
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
+  // Sibling files of `file` whose text names `word` (read once, cached); caller holds mu_.
+  std::vector<std::string> siblings_naming(const std::string& file, std::string_view word);
 
   uint64_t max_file_bytes_;
   size_t max_files_;

@@ -93,8 +93,9 @@ std::optional<LoaderArg> hf_arg(const Model& model, const CallInfo& call, std::s
 std::optional<Note> assumed_note(const Emitter& out, const DataLoaderInfo& loader) {
   // A framework runs the loop (Lightning's train_dataloader()): say so at the hook's name.
   if (!loader.framework_reason.empty()) {
-    if (null(loader.step_loop)) return Note{loader.framework_reason, std::nullopt};
-    return out.note(loader.step_loop, loader.framework_reason);
+    // The reason names its own places (another file, a framework hook): no span of ours to add.
+    (void)out;
+    return Note{loader.framework_reason, std::nullopt};
   }
   if (!loader.assumed_step || null(loader.step_loop)) return std::nullopt;
   return out.note(loader.step_loop, "assumed to feed the training loop at line " +
