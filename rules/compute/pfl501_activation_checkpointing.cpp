@@ -1,9 +1,12 @@
 // PFL501 activation-checkpointing: activations are dropped in forward and recomputed in backward.
 // That trades step time for memory; statically we can only say it is on. The probe compares the
 // peak memory with the device's capacity to tell whether the trade is needed.
+#include <algorithm>
+
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/fix_util.hpp"
 #include "rules/common.hpp"
 
 namespace perflint {
@@ -33,6 +36,35 @@ TSNode ternary_condition(TSNode node) {
   return TSNode{};
 }
 
+// Unsafe (memory use changes): `checkpoint(fn, a, b, use_reentrant=False)` -> `fn(a, b)`, and
+// `m.gradient_checkpointing_enable()` -> `m.gradient_checkpointing_disable()` (same line count).
+// Nothing when the call passes anything we cannot carry over exactly (*args, **kwargs, other keywords).
+std::optional<Fix> remove_checkpointing(const Model& model, const CallInfo& call) {
+  if (call.method == "gradient_checkpointing_enable") {
+    TSNode attr = ts::field(call.function, "attribute");
+    if (ts_node_is_null(attr)) return std::nullopt;
+    return Fix{"Call `gradient_checkpointing_disable()` instead", false,
+               {fixes::replace_node(model.source(), attr, "gradient_checkpointing_disable")}};
+  }
+  if (call.qualname != "torch.utils.checkpoint.checkpoint" || call.star_args || call.unresolved_kwargs ||
+      call.positional.empty())
+    return std::nullopt;
+  static constexpr std::string_view own[] = {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check",
+                                             "debug"};
+  for (const auto& k : call.keywords)
+    if (!ts_node_is_null(k.via_dict) || std::find(std::begin(own), std::end(own), k.name) == std::end(own))
+      return std::nullopt;
+  std::string text(model.text(call.positional.front()));
+  text += "(";
+  for (size_t i = 1; i < call.positional.size(); ++i) {
+    if (i > 1) text += ", ";
+    text += model.text(call.positional[i]);
+  }
+  text += ")";
+  return Fix{"Call the function directly, without checkpointing", false,
+             {fixes::replace_node(model.source(), call.node, std::move(text))}};
+}
+
 class RulePFL501 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -60,6 +92,7 @@ class RulePFL501 final : public Rule {
       }
       Finding& f = out.report(node, std::string(kMessage), std::string(kHint));
       if (cond_note) f.notes.push_back(*cond_note);
+      f.fix = remove_checkpointing(model, *call);
       return;
     }
     const Argument* kw = call->keyword("gradient_checkpointing");
@@ -71,6 +104,8 @@ class RulePFL501 final : public Rule {
                             "if the model fits without it, pass `gradient_checkpointing=False` (`perflint --probe` "
                             "measures the peak memory)");
     if (auto n = origin_note(out, "gradient_checkpointing", v)) f.notes.push_back(*n);
+    if (TSNode lit = fixes::literal_argument(*call, kw->value, "true"); !ts_node_is_null(lit))
+      f.fix = Fix{"Pass `gradient_checkpointing=False`", false, {fixes::replace_node(model.source(), lit, "False")}};
     if (auto n = via_dict_note(model, out, *call, "gradient_checkpointing")) f.notes.push_back(*n);
   }
 };

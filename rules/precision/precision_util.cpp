@@ -1,6 +1,8 @@
 // Detection of 16-bit compute in one file, shared by the precision rules and PFL504.
 #include "rules/precision/precision_util.hpp"
 
+#include <algorithm>
+
 #include <string>
 #include <string_view>
 
@@ -72,6 +74,9 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
 
 }  // namespace
 
+// Every name is_16bit_dtype / is_amp_call accept contains one of these.
+constexpr std::string_view kPrecisionWords[] = {"float16", "half", "autocast", "GradScaler"};
+
 ReducedPrecision reduced_precision(const Model& model) {
   ReducedPrecision out;
   TSNode root{};
@@ -87,6 +92,12 @@ ReducedPrecision reduced_precision(const Model& model) {
     if (out.kind == ReducedPrecision::Kind::None) out = {k, c.node};
   }
   if (out.kind != ReducedPrecision::Kind::None || ts_node_is_null(root)) return out;
+  // The walk below looks for 16-bit dtypes and AMP names; a file that never spells one has none.
+  // (This runs for three rules on every training file: the text check keeps it off the hot path.)
+  const std::string_view text = model.source().text();
+  const bool candidate = std::any_of(std::begin(kPrecisionWords), std::end(kPrecisionWords),
+                                     [&](std::string_view w) { return text.find(w) != std::string_view::npos; });
+  if (!candidate) return out;
   // Not called but referenced: `amp_autocast = partial(torch.autocast, dtype=amp_dtype)` with
   // `amp_dtype = torch.bfloat16` behind a flag. The 16-bit path is written here, chosen at launch.
   ts::walk(root, [&](TSNode n) {
