@@ -293,11 +293,24 @@ struct Model::Impl {
     }
   }
 
+  // Whether a condition is an interval guard is decided on first use (guarded()), not here: most
+  // files never ask (no training step), and the check walks the condition.
   Frame condition_frame(TSNode if_or_elif) const {
-    TSNode cond = ts_node_child_by_field_id(if_or_elif, fields().condition);
-    const bool guard = !null(cond) && (is_interval_guard(cond) ||
-                                       ends_the_run(ts_node_child_by_field_id(if_or_elif, fields().consequence)));
-    return {guard ? Frame::Kind::Guard : Frame::Kind::Condition, if_or_elif, cond};
+    return {Frame::Kind::Condition, if_or_elif, ts_node_child_by_field_id(if_or_elif, fields().condition)};
+  }
+
+  mutable std::unordered_map<NodeKey, bool, NodeKeyHash> guard_cache;
+  bool guarded(const Frame& f) const {
+    if (f.kind == Frame::Kind::Guard) return true;
+    if (f.kind != Frame::Kind::Condition || null(f.condition)) return false;
+    auto it = guard_cache.find(key(f.node));
+    if (it == guard_cache.end()) {
+      // An interval guard (`if step % 100 == 0`), or a branch that ends the run (`raise`, exit).
+      const bool g = is_interval_guard(f.condition) ||
+                     ends_the_run(ts_node_child_by_field_id(f.node, fields().consequence));
+      it = guard_cache.emplace(key(f.node), g).first;
+    }
+    return it->second;
   }
 
   // A branch that stops the loop or the program (`if not math.isfinite(loss.item()): print(...);
@@ -920,7 +933,7 @@ struct Model::Impl {
       if (it == loop_index.end() || !loops[it->second].step) continue;
       w.loop = static_cast<int>(it->second);
       for (size_t j = i + 1; j < ctx.frames.size(); ++j)
-        if (ctx.frames[j].kind == Frame::Kind::Guard) { w.guard = &ctx.frames[j]; break; }
+        if (guarded(ctx.frames[j])) { w.guard = &ctx.frames[j]; break; }
       // Nested functions/lambdas inside the loop body are not run by it.
       return w;
     }
@@ -929,7 +942,7 @@ struct Model::Impl {
     if (fi == SIZE_MAX || !functions[fi].step_fn) return w;
     const Frame* local_guard = nullptr;
     for (const auto& f : ctx.frames)
-      if (f.kind == Frame::Kind::Guard) { local_guard = &f; break; }
+      if (guarded(f)) { local_guard = &f; break; }
     // Find a call site inside a step loop (or inside another step function).
     for (size_t i : callers[fi]) {
       StepWhere outer = step_where(call_ctx[i], depth + 1);
@@ -1310,6 +1323,11 @@ struct Model::Impl {
     std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
     const auto& table = sym_table();
     const FieldIds& fid_of = fields();
+    // About one call per 12 nodes in real code: reserving avoids re-allocating (and moving) the
+    // per-call records while the walk grows them.
+    const size_t nodes = ts_node_descendant_count(root);
+    calls.reserve(nodes / 12);
+    call_ctx.reserve(nodes / 12);
     // Named-ness by symbol: one table look-up instead of a call per node.
     static const std::vector<bool> named = [lang] {
       std::vector<bool> v(ts_language_symbol_count(lang));
