@@ -39,7 +39,8 @@ Probe (runs the script; needs a Python with torch):
 Fixes:
   Findings marked [*] have a safe fix: --fix applies it in place, keeping the file's indentation,
   quotes, trailing commas and line endings; --diff prints the change as a unified diff instead.
-  --unsafe-fixes also applies fixes that need a choice of yours (num_workers=4 as a starting point).
+  --unsafe-fixes also applies fixes that need a choice of yours (num_workers=4 as a starting point,
+  removing activation checkpointing: check the memory with --probe first).
 
 Exit codes:
   0  no findings
