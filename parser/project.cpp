@@ -62,12 +62,17 @@ const ModuleSummary* ProjectContext::summary_of(const std::string& path) {
 const ModuleSummary* ProjectContext::sibling(const std::string& from_file, std::string_view module) {
   if (module.empty() || module.find('/') != std::string_view::npos) return nullptr;
   const fs::path candidate = fs::path(from_file).parent_path() / (std::string(module) + ".py");
-  std::lock_guard<std::mutex> lock(mu_);
-  std::error_code ec;
-  if (!fs::is_regular_file(candidate, ec)) return nullptr;
   // A file does not summarise itself as its own sibling.
-  if (fs::equivalent(candidate, fs::path(from_file), ec)) return nullptr;
-  return summary_of(candidate.lexically_normal().string());
+  if (fs::path(from_file).stem() == module) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  // Most names are not siblings (`torch`, `os`): remember the answer per directory and module, so a
+  // directory of many scripts costs one stat per module name, not one per file.
+  const std::string key = candidate.lexically_normal().string();
+  if (auto it = sibling_paths_.find(key); it != sibling_paths_.end()) return it->second ? summary_of(key) : nullptr;
+  std::error_code ec;
+  const bool exists = fs::is_regular_file(candidate, ec);
+  sibling_paths_.emplace(key, exists);
+  return exists ? summary_of(key) : nullptr;
 }
 
 std::vector<std::string> ProjectContext::siblings_naming(const std::string& file, std::string_view word) {

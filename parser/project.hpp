@@ -68,6 +68,7 @@ class ProjectContext {
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary (null: none)
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
+  std::map<std::string, bool> sibling_paths_;  // dir/module.py -> exists
   std::map<std::string, std::string> texts_;  // path -> text (bounded), to filter before parsing
 };
 

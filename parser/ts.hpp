@@ -5,6 +5,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <regex>
@@ -46,7 +47,12 @@ class Parser {
 
 // ---- node helpers -------------------------------------------------------------------------
 inline std::string_view kind(TSNode n) { return ts_node_type(n); }
-inline bool is(TSNode n, std::string_view k) { return !ts_node_is_null(n) && kind(n) == k; }
+// Compares without measuring the node's type name first: most checks fail on the first character.
+inline bool is(TSNode n, std::string_view k) {
+  if (ts_node_is_null(n)) return false;
+  const char* t = ts_node_type(n);
+  return !k.empty() && t[0] == k[0] && std::strncmp(t, k.data(), k.size()) == 0 && t[k.size()] == '\0';
+}
 inline std::string_view text(TSNode n, std::string_view src) {
   const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   return s <= e && e <= src.size() ? src.substr(s, e - s) : std::string_view{};
