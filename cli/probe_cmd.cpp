@@ -72,6 +72,10 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   ro.evidence_path = dir_template + "/evidence.json";
   ro.log_path = dir_template + "/script.log";
   ro.show_output = o.show_output;
+  // GPU tracing is opt-in until the injection library has been validated on a GPU.
+  const char* want_cupti = std::getenv("PERFLINT_CUPTI");
+  const std::string cupti = probe::find_cupti_library();
+  if (want_cupti && std::string_view(want_cupti) == "1") ro.cupti_library = cupti;
   s.log_path = ro.log_path;
   const bool tty = ::isatty(STDERR_FILENO) && !o.show_output;
   if (tty)
@@ -98,7 +102,9 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     s.error = outcome.error().message;
     return 2;
   }
-  s.overhead = "shim only (no GPU tracing in this build): not separately measured";
+  s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up (set PERFLINT_CUPTI=1); overhead not yet reported"
+               : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found)"
+                               : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1)";
 
   auto evidence = probe::read_evidence(ro.evidence_path);
   if (!evidence) {

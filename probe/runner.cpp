@@ -71,6 +71,16 @@ std::optional<PythonChoice> choose_python(const std::string& flag, const std::st
   return std::nullopt;
 }
 
+std::string find_cupti_library() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto dir = exe.parent_path();
+  for (const auto& candidate : {dir / "libperflint_cupti.so", dir.parent_path() / "lib" / "perflint" / "libperflint_cupti.so"})
+    if (std::filesystem::exists(candidate, ec)) return candidate.string();
+  return {};
+}
+
 std::string find_shim_dir() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -107,6 +117,10 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
     if (std::strncmp(*e, "PYTHONPATH=", 11) != 0 && std::strncmp(*e, "PYTHONUNBUFFERED=", 17) != 0) env_s.emplace_back(*e);
   env_s.push_back(pythonpath);
   env_s.push_back("PYTHONUNBUFFERED=1");
+  if (!o.cupti_library.empty()) {
+    env_s.push_back("CUDA_INJECTION64_PATH=" + o.cupti_library);
+    env_s.push_back("PERFLINT_CUPTI_OUT=" + o.evidence_path + ".cupti.json");
+  }
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);

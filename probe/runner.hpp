@@ -22,6 +22,7 @@ struct RunnerOptions {
   double kill_grace_s = 5.0;       // SIGTERM -> SIGKILL
   std::string evidence_path;
   std::string log_path;            // the script's stdout+stderr
+  std::string cupti_library;       // libperflint_cupti.so to inject (GPU tracing); empty: none
   bool show_output = false;        // also copy the script's output to our stderr
   // Called about every 100 ms with the seconds elapsed (progress line on a TTY).
   std::function<void(double)> tick;
@@ -45,6 +46,11 @@ struct PythonChoice {
   std::string source;  // "--python", "config", "PERFLINT_PYTHON", "VIRTUAL_ENV", "PATH"
 };
 std::optional<PythonChoice> choose_python(const std::string& flag, const std::string& config);
+
+// libperflint_cupti.so next to the running binary (build tree) or in ../lib/perflint (install
+// tree); empty when it was not built. GPU tracing is opt-in (PERFLINT_CUPTI=1) until it has been
+// validated on a GPU.
+std::string find_cupti_library();
 
 // The shim next to the running binary: <exe dir>/shim (build tree) or
 // <exe dir>/../share/perflint/shim (install tree). Empty when neither exists.

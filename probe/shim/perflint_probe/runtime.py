@@ -52,6 +52,7 @@ class Probe:
         self.started = time.perf_counter()
         self.exit = {"reason": "script_exit", "code": 0}
         self.progress_fd = None  # `<out>.progress`: steps done so far, for the runner's progress line
+        self.cupti = _cupti_library()  # the injection library when the runner loaded it, else None
 
     # ---- running the script -----------------------------------------------------------------
     def run(self, script, args):
@@ -67,6 +68,8 @@ class Probe:
             self.write()
             return 1
         patches.install(self)
+        if self.cupti is not None and self.warmup > 0:
+            self.cupti.perflint_cupti_enable(0)  # warm-up untraced: the report compares the two
         signal.signal(signal.SIGTERM, self._on_sigterm)
         code = 0
         try:
@@ -114,6 +117,10 @@ class Probe:
             self.marker = "optimizer" if self.optimizer_created else "backward"
         if kind != self.marker:
             return
+        if self.cupti is not None:
+            self.cupti.perflint_cupti_mark_step()
+            if len(self.records) + 1 == self.warmup:
+                self.cupti.perflint_cupti_enable(1)
         now = time.perf_counter()
         c = self.current
         self.records.append(
@@ -233,6 +240,11 @@ class Probe:
         if os.getpid() != self.pid or self.finished:
             return
         self.finished = True
+        if self.cupti is not None:
+            try:
+                self.cupti.perflint_cupti_flush()
+            except Exception:
+                pass
         try:
             data = self.evidence()
         except Exception as e:  # a snapshot failed: still write what we have
@@ -243,6 +255,19 @@ class Probe:
             json.dump(data, f, indent=1)
             f.write("\n")
         os.replace(tmp, self.out)
+
+
+def _cupti_library():
+    """The CUPTI injection library the CUDA driver loaded, if the runner asked for it."""
+    path = os.environ.get("CUDA_INJECTION64_PATH", "")
+    if "perflint_cupti" not in path or not os.environ.get("PERFLINT_CUPTI_OUT"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(path)  # the same handle the driver holds: dlopen counts references
+    except OSError:
+        return None
 
 
 def _tail(text, lines):
