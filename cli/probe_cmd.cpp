@@ -121,6 +121,8 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   s.steps_measured = static_cast<int>(e.measured().size());
   s.median_step_ms = e.median_step_ms();
   s.data_wait_share = e.data_wait_share();
+  if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();
+  s.gpu_status = e.gpu_status;
   s.exit_reason = e.exit_reason;
   s.exit_code = e.exit_code;
   if (outcome->end == probe::RunOutcome::End::TimedOut) s.exit_reason = "timeout";

@@ -132,12 +132,68 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   return e;
 }
 
+double Evidence::gpu_mean(double GpuStep::*field) const {
+  if (gpu_steps.empty()) return 0.0;
+  double sum = 0.0;
+  for (const auto& s : gpu_steps) sum += s.*field;
+  return sum / static_cast<double>(gpu_steps.size());
+}
+
+double Evidence::gpu_busy_share() const {
+  const double wall = gpu_mean(&GpuStep::wall_ns);
+  return wall > 0.0 ? gpu_mean(&GpuStep::busy_ns) / wall : 0.0;
+}
+
+Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std::string& path) {
+  auto doc = jsonr::parse(text, path);
+  if (!doc) return make_error(doc.error().message + " (corrupt GPU activity file)");
+  e.gpu_status = doc->string("status").value_or("unknown");
+  const auto* steps = doc->get("steps");
+  if (!steps || !steps->is_array()) return true;
+  std::vector<GpuStep> all;
+  for (const auto& s : steps->items) {
+    GpuStep g;
+    g.wall_ns = s.num("wall_ns").value_or(0);
+    g.busy_ns = s.num("busy_ns").value_or(0);
+    g.kernels = s.num("kernels").value_or(0);
+    g.launches = s.num("launches").value_or(0);
+    g.syncs = s.num("syncs").value_or(0);
+    g.sync_ns = s.num("sync_ns").value_or(0);
+    g.h2d_bytes = s.num("h2d_bytes").value_or(0);
+    g.h2d_pageable_bytes = s.num("h2d_pageable_bytes").value_or(0);
+    g.h2d_ns = s.num("h2d_ns").value_or(0);
+    g.h2d_sync_copies = s.num("h2d_sync_copies").value_or(0);
+    g.d2h_bytes = s.num("d2h_bytes").value_or(0);
+    g.d2h_ns = s.num("d2h_ns").value_or(0);
+    if (const auto* k = s.get("kernel_ns"); k && k->is_object()) {
+      g.fp32_gemm_ns = k->num("fp32_gemm").value_or(0);
+      g.tf32_gemm_ns = k->num("tf32_gemm").value_or(0);
+      g.half_gemm_ns = k->num("16bit_gemm").value_or(0);
+      g.conv_ns = k->num("conv").value_or(0);
+      g.attention_ns = k->num("attention").value_or(0);
+    }
+    all.push_back(g);
+  }
+  // Tracing is off during warm-up: keep the steps that match the measured ones (the last ones).
+  const size_t keep = std::min(all.size(), e.measured().size());
+  e.gpu_steps.assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+  return true;
+}
+
 Expected<Evidence> read_evidence(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot read the evidence file (the script may have died before the probe wrote it)");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_evidence(ss.str(), path);
+  auto e = parse_evidence(ss.str(), path);
+  if (!e) return e;
+  const std::string gpu = path + ".cupti.json";
+  if (std::ifstream g{gpu, std::ios::binary}) {
+    std::stringstream gs;
+    gs << g.rdbuf();
+    if (auto added = add_gpu_activity(*e, gs.str(), gpu); !added) return make_error(added.error().message);
+  }
+  return e;
 }
 
 }  // namespace perflint::probe

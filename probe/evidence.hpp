@@ -45,6 +45,13 @@ struct LoaderEvidence {
   std::vector<double> first_batch_wait_ms;
 };
 
+// One step of GPU activity from the CUPTI library (`<evidence>.cupti.json`).
+struct GpuStep {
+  double wall_ns = 0, busy_ns = 0, kernels = 0, launches = 0, syncs = 0, sync_ns = 0;
+  double h2d_bytes = 0, h2d_pageable_bytes = 0, h2d_ns = 0, h2d_sync_copies = 0, d2h_bytes = 0, d2h_ns = 0;
+  double fp32_gemm_ns = 0, tf32_gemm_ns = 0, half_gemm_ns = 0, conv_ns = 0, attention_ns = 0;
+};
+
 struct Evidence {
   std::string path;  // the evidence file
   std::string python, python_version, torch, script, step_marker;
@@ -60,6 +67,13 @@ struct Evidence {
   int exit_code = 0;
   std::string traceback;
 
+  // GPU tracing (when the CUPTI library ran): its status and the traced steps after warm-up.
+  std::string gpu_status;        // empty: not traced
+  std::vector<GpuStep> gpu_steps;
+  bool gpu_traced() const { return !gpu_steps.empty(); }
+  double gpu_mean(double GpuStep::*field) const;  // per measured step
+  double gpu_busy_share() const;
+
   std::vector<const StepEvidence*> measured() const;
   bool reached_steps() const { return exit_reason == "steps_reached"; }
   double median_step_ms() const;
@@ -70,5 +84,7 @@ struct Evidence {
 Expected<Evidence> read_evidence(const std::string& path);
 // Parses evidence text (tests, and read_evidence after reading the file).
 Expected<Evidence> parse_evidence(const std::string& text, const std::string& path);
+// Adds the CUPTI library's per-step GPU activity; the last `measured` traced steps are kept.
+Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std::string& path);
 
 }  // namespace perflint::probe

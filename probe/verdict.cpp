@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "rules/rule.hpp"
@@ -135,6 +136,45 @@ Verdict judge_checkpoint(const Finding&, const Evidence& e) {
   return make(State::Inconclusive, what + ": memory may be tight without it", forward_ms, share);
 }
 
+// ---- GPU evidence (CUPTI). Costs from copy and kernel time are upper bounds of the saving: the
+// fix overlaps or speeds up that time, it cannot remove more of it. The evidence line says so.
+std::string mb(double bytes) { return fmt(bytes / 1048576.0, 1) + " MiB"; }
+
+Verdict judge_pageable(const Evidence& e, bool want_async) {
+  const double pageable = e.gpu_mean(&GpuStep::h2d_pageable_bytes);
+  const double bytes = e.gpu_mean(&GpuStep::h2d_bytes);
+  if (pageable <= 0.0)
+    return make(State::Refuted, "every host-to-device copy in the measured steps came from pinned memory (" +
+                                    mb(bytes) + " per step)");
+  const double ms = e.gpu_mean(&GpuStep::h2d_ns) * (pageable / std::max(bytes, 1.0)) / 1e6;
+  const std::string what = mb(pageable) + " per step copied from pageable memory in " + fmt(ms, 2) +
+                           " ms" + (want_async ? ", synchronous despite non_blocking=True" : "") +
+                           " (upper bound of the saving: pinned copies overlap compute)";
+  return make(State::Confirmed, what, ms, per_step_share(ms, e));
+}
+
+Verdict judge_blocking_copy(const Evidence& e) {
+  const double sync_copies = e.gpu_mean(&GpuStep::h2d_sync_copies);
+  if (sync_copies <= 0.0) return make(State::Refuted, "no synchronous host-to-device copy in the measured steps");
+  const double ms = e.gpu_mean(&GpuStep::h2d_ns) / 1e6;
+  return make(State::Confirmed,
+              fmt(sync_copies, 1) + " synchronous host-to-device copies per step, " + fmt(ms, 2) +
+                  " ms of copying (upper bound of the saving)",
+              ms, per_step_share(ms, e));
+}
+
+Verdict judge_tf32(const Evidence& e) {
+  const int major = e.capability.empty() ? 0 : std::atoi(e.capability.c_str());
+  if (major > 0 && major < 8)
+    return make(State::Refuted, "TF32 needs an Ampere or newer GPU (sm_80+); this one is sm_" + e.capability);
+  const double ms = e.gpu_mean(&GpuStep::fp32_gemm_ns) / 1e6;
+  if (ms <= 0.0) return make(State::Refuted, "no fp32 GEMM kernel ran in the measured steps");
+  return make(State::Confirmed,
+              fmt(ms, 2) + " ms per step in fp32 (non-TF32) GEMM kernels (upper bound of the saving; "
+                           "`perflint calibrate` will turn it into an estimate)",
+              ms, per_step_share(ms, e));
+}
+
 }  // namespace
 
 Verdict judge(const Finding& f, const Evidence& e) {
@@ -144,6 +184,12 @@ Verdict judge(const Finding& f, const Evidence& e) {
   if (code == "PFL201" || code == "PFL202" || code == "PFL203") return judge_sync(f, e);
   if (code == "PFL301") return judge_anomaly(f, e);
   if (code == "PFL501") return judge_checkpoint(f, e);
+  if (e.device_kind == "cuda" && e.gpu_traced()) {
+    if (code == "PFL102") return judge_pageable(e, false);
+    if (code == "PFL104") return judge_pageable(e, true);
+    if (code == "PFL103") return judge_blocking_copy(e);
+    if (code == "PFL401") return judge_tf32(e);
+  }
   if (f.rule && f.rule->cuda_only && e.device_kind != "cuda")
     return make(State::NotMeasurable, "no CUDA device in this run: this rule is about GPU work");
   if (e.device_kind == "cuda")
@@ -153,6 +199,21 @@ Verdict judge(const Finding& f, const Evidence& e) {
 
 std::vector<Diagnosis> diagnose(const Evidence& e) {
   std::vector<Diagnosis> out;
+  if (e.gpu_traced()) {
+    const double busy = e.gpu_busy_share();
+    const double wall = e.gpu_mean(&GpuStep::wall_ns);
+    const double sync = wall > 0 ? e.gpu_mean(&GpuStep::sync_ns) / wall : 0.0;
+    if (busy > 0.9)
+      out.push_back({"gpu-bound", "the GPU is busy " + pct(busy) + " of every measured step: speed comes from the "
+                                  "kernels themselves (precision, fusion), not from the host"});
+    else if (sync > 0.3)
+      out.push_back({"sync-bound", pct(sync) + " of every measured step is spent in host-device synchronization (" +
+                                       fmt(e.gpu_mean(&GpuStep::syncs), 0) + " syncs per step)"});
+    else if (busy < 0.5 && e.gpu_mean(&GpuStep::launches) > 200)
+      out.push_back({"launch-bound", "the GPU is busy only " + pct(busy) + " of the step while the host launches " +
+                                         fmt(e.gpu_mean(&GpuStep::launches), 0) +
+                                         " kernels per step: launch overhead dominates (CUDA graphs, torch.compile)"});
+  }
   const double share = e.data_wait_share();
   if (!e.measured().empty() && share > 0.5)
     out.push_back({"data-bound", pct(share) + " of every measured step waits for the DataLoader (median step " +

@@ -90,6 +90,7 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("warmup", p->warmup);
     probe.set("median_step_ms", p->median_step_ms);
     probe.set("data_wait_share", p->data_wait_share);
+    probe.set("gpu_busy_share", p->gpu_busy_share >= 0 ? Value(p->gpu_busy_share) : Value());
     probe.set("overhead", p->overhead);
     Value diagnoses = json::Array{};
     for (const auto& [kind, text] : p->diagnoses) {

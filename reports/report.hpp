@@ -25,6 +25,8 @@ struct ProbeSummary {
   int warmup = 0;
   double median_step_ms = 0.0;
   double data_wait_share = 0.0;
+  double gpu_busy_share = -1.0;       // < 0: no GPU tracing in this run
+  std::string gpu_status;             // the CUPTI library's status, when it ran
   std::string overhead;               // what is known of the probe's own overhead
   std::string exit_reason;            // steps_reached | script_exit | crash | timeout | interrupted
   int exit_code = 0;

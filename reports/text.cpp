@@ -257,8 +257,10 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   if (p.steps_measured > 0) {
     out += "  median step   " + ms(p.median_step_ms) + " ms\n";
     out += "  data wait     " + percent(p.data_wait_share) + " of the step\n";
+    if (p.gpu_busy_share >= 0) out += "  GPU busy      " + percent(p.gpu_busy_share) + " of the step\n";
   }
   out += "  overhead      " + p.overhead + "\n";
+  if (!p.gpu_status.empty() && p.gpu_status != "ok") out += "  GPU tracing   " + p.gpu_status + "\n";
   std::string how = p.exit_reason;
   if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";
   out += "  ended         " + how + "\n";
