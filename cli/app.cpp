@@ -2,6 +2,7 @@
 // Expected failures are messages and exit code 2; the one catch for unexpected exceptions is here.
 #include "cli/app.hpp"
 #include "cli/probe_cmd.hpp"
+#include "cli/project_files.hpp"
 
 #include <unistd.h>
 
@@ -248,7 +249,7 @@ int run_lint(const Options& o) {
     jobs.push_back({path, rules});
   }
 
-  ProjectContext project;  // sibling modules, summarised once for the whole run
+  FileProjectContext project;  // sibling modules, summarised once for the whole run
   RunnerOptions ro;
   ro.project = &project;
   ro.jobs = o.jobs;

@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "parser/text_util.hpp"
 #include "parser/ts.hpp"
 
 namespace perflint {
@@ -46,20 +47,12 @@ struct Context {
 };
 
 
-std::string_view last_component(std::string_view dotted) {
-  const auto dot = dotted.rfind('.');
-  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
-}
-
-bool icontains(std::string_view hay, std::string_view needle) {
-  if (needle.size() > hay.size()) return false;
-  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    bool ok = true;
-    for (size_t k = 0; k < needle.size() && ok; ++k)
-      ok = std::tolower(static_cast<unsigned char>(hay[i + k])) == needle[k];
-    if (ok) return true;
-  }
-  return false;
+// "engine.train_one_epoch" -> ("engine", "train_one_epoch"); nullopt unless exactly one dot (a
+// function of a sibling module, the only cross-file shape we follow).
+std::optional<std::pair<std::string_view, std::string_view>> module_function(std::string_view q) {
+  const size_t dot = q.find('.');
+  if (dot == std::string_view::npos || q.find('.', dot + 1) != std::string_view::npos) return std::nullopt;
+  return std::make_pair(q.substr(0, dot), q.substr(dot + 1));
 }
 
 // Names that count steps: `i`, `step`, `global_step`, `batch_idx`, `it`, `epoch`.
@@ -741,6 +734,16 @@ struct Model::Impl {
     return context_by_climbing(n);
   }
 
+  // The step loop whose batch `expr` is (rooted in one of its batch names), or -1.
+  int batch_loop(TSNode expr) const {
+    TSNode r = root_identifier(expr);
+    if (null(r)) return -1;
+    const StepWhere w = step_where(context_of(expr));
+    if (w.loop < 0) return -1;
+    const auto& names = loops[w.loop].batch_names;
+    return std::find(names.begin(), names.end(), t(r)) != names.end() ? w.loop : -1;
+  }
+
   const CallInfo* call_info(TSNode n) const {
     const size_t i = find_call(n);
     return i == SIZE_MAX ? nullptr : &calls[i];
@@ -972,9 +975,9 @@ struct Model::Impl {
     return e;
   }
 
-  // Calls into a sibling module's function that holds a training-step loop (engine.train_one_epoch):
-  // they are this file's training steps, and a loader passed where that loop iterates feeds it.
-  std::vector<TSNode> external_steps;
+  // Calls into a sibling module's function that holds a training-step loop (engine.train_one_epoch)
+  // are this file's training steps (they join step_loop_nodes), and a loader passed where that
+  // loop iterates feeds it.
 
   void link_siblings() {
     if (!project) return;
@@ -986,15 +989,14 @@ struct Model::Impl {
     std::unordered_map<std::string, const ModuleSummary*> modules;  // one look-up per module name
     for (size_t i = 0; i < calls.size(); ++i) {
       const CallInfo& c = calls[i];
-      const size_t dot = c.qualname.rfind('.');
-      if (dot == std::string::npos || c.qualname.find('.') != dot) continue;  // module.function only
-      const std::string module = c.qualname.substr(0, dot);
+      const auto mf = module_function(c.qualname);
+      if (!mf) continue;
+      const std::string module(mf->first);
       auto it = modules.find(module);
       if (it == modules.end()) it = modules.emplace(module, project->sibling(src.path(), module)).first;
       if (!it->second) continue;
-      const FunctionSummary* f = it->second->function(std::string_view(c.qualname).substr(dot + 1));
+      const FunctionSummary* f = it->second->function(mf->second);
       if (!f || !f->has_step_loop) continue;
-      external_steps.push_back(c.node);
       step_loop_nodes.push_back(c.node);
       for (int idx : f->iterated_params) {
         if (idx < 0 || static_cast<size_t>(idx) >= f->params.size()) continue;
@@ -1631,22 +1633,12 @@ StepContext Model::step_context(TSNode node) const {
   return sc;
 }
 
-bool Model::is_batch_expression(TSNode expr) const {
-  TSNode r = root_identifier(expr);
-  if (null(r)) return false;
-  Impl::StepWhere w = impl_->step_where(impl_->context_of(expr));
-  if (w.loop < 0) return false;
-  const auto& names = impl_->loops[w.loop].batch_names;
-  return std::find(names.begin(), names.end(), impl_->t(r)) != names.end();
-}
+bool Model::is_batch_expression(TSNode expr) const { return impl_->batch_loop(expr) >= 0; }
 
 const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {
-  TSNode r = root_identifier(expr);
-  if (null(r)) return nullptr;
-  Impl::StepWhere w = impl_->step_where(impl_->context_of(expr));
-  if (w.loop < 0) return nullptr;
-  const auto& l = impl_->loops[w.loop];
-  if (std::find(l.batch_names.begin(), l.batch_names.end(), impl_->t(r)) == l.batch_names.end()) return nullptr;
+  const int li = impl_->batch_loop(expr);
+  if (li < 0) return nullptr;
+  const auto& l = impl_->loops[li];
   if (l.loader >= 0) return &impl_->loaders[l.loader];
   // The loader assumed to feed this loop.
   for (const auto& d : impl_->loaders)
@@ -1715,9 +1707,9 @@ std::vector<SteppedResult> Model::stepped_results() const {
       }
       if (index == -2) continue;
       const std::string q = impl_->qualname_of(field(a.value, "function"));
-      const size_t dot = q.rfind('.');
-      if (dot == std::string::npos || q.find('.') != dot) continue;  // module.function only
-      out.push_back({q.substr(0, dot), q.substr(dot + 1), index,
+      const auto mf = module_function(q);
+      if (!mf) continue;
+      out.push_back({std::string(mf->first), std::string(mf->second), index,
                      impl_->src.position(ts_node_start_byte(l.node)).line, l.repeated});
     }
   }

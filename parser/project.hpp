@@ -1,13 +1,9 @@
 // What one file needs to know about its sibling modules (files in the same directory), so that a
 // training step split across files is still found: `from engine import train_one_epoch` in main.py,
-// with the loop over the loader inside engine.py. Summaries are built on demand from a parse of the
-// sibling (one level: a sibling's own siblings are not followed), bounded in size and count, and
-// cached for the whole run. Thread-safe: files are linted in parallel.
+// with the loop over the loader inside engine.py. A summary is what the model of a sibling says
+// (one level: a sibling's own siblings are not followed); summarize_module is pure.
 #pragma once
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,33 +39,19 @@ struct ModuleSummary {
   const FunctionSummary* function(std::string_view name) const;
 };
 
+// What the model asks about sibling modules. The file-system implementation lives at the I/O edge
+// (cli/project_files.hpp); the model only sees this interface.
 class ProjectContext {
  public:
-  // Files larger than this, and directories with more .py files than max_files, are not summarised.
-  explicit ProjectContext(uint64_t max_file_bytes = 1u << 20, size_t max_files = 200)
-      : max_file_bytes_(max_file_bytes), max_files_(max_files) {}
-
+  virtual ~ProjectContext() = default;
   // The summary of module `module` next to `from_file` (same directory), or nullptr.
-  const ModuleSummary* sibling(const std::string& from_file, std::string_view module);
+  virtual const ModuleSummary* sibling(const std::string& from_file, std::string_view module) = 0;
   // A sibling in the same directory that imports `file`'s module and uses CUDA, or nullptr.
-  const ModuleSummary* cuda_importer(const std::string& file);
+  virtual const ModuleSummary* cuda_importer(const std::string& file) = 0;
   // A sibling whose training loop iterates what `function` (in `file`) returns at `index`; its
   // matching entry goes to `*which`. nullptr when none.
-  const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
-                                     const SteppedResult** which);
-
- private:
-  const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
-  // Sibling files of `file` whose text names `word` (read once, cached); caller holds mu_.
-  std::vector<std::string> siblings_naming(const std::string& file, std::string_view word);
-
-  uint64_t max_file_bytes_;
-  size_t max_files_;
-  std::mutex mu_;
-  std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary (null: none)
-  std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
-  std::map<std::string, bool> sibling_paths_;  // dir/module.py -> exists
-  std::map<std::string, std::string> texts_;  // path -> text (bounded), to filter before parsing
+  virtual const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
+                                             const SteppedResult** which) = 0;
 };
 
 // Builds the summary of one source text (used by ProjectContext; exposed for tests).

@@ -132,6 +132,19 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   return e;
 }
 
+// The library's JSON keys (probe/cupti/aggregate.cpp, to_json) and where they go.
+const std::pair<const char*, double GpuStep::*> kGpuFields[] = {
+    {"wall_ns", &GpuStep::wall_ns},     {"busy_ns", &GpuStep::busy_ns},
+    {"kernels", &GpuStep::kernels},     {"launches", &GpuStep::launches},
+    {"syncs", &GpuStep::syncs},         {"sync_ns", &GpuStep::sync_ns},
+    {"h2d_bytes", &GpuStep::h2d_bytes}, {"h2d_pageable_bytes", &GpuStep::h2d_pageable_bytes},
+    {"h2d_ns", &GpuStep::h2d_ns},       {"h2d_sync_copies", &GpuStep::h2d_sync_copies},
+    {"d2h_bytes", &GpuStep::d2h_bytes}, {"d2h_ns", &GpuStep::d2h_ns}};
+const std::pair<const char*, double GpuStep::*> kKernelFields[] = {
+    {"fp32_gemm", &GpuStep::fp32_gemm_ns}, {"tf32_gemm", &GpuStep::tf32_gemm_ns},
+    {"16bit_gemm", &GpuStep::half_gemm_ns}, {"conv", &GpuStep::conv_ns},
+    {"attention", &GpuStep::attention_ns}};
+
 double Evidence::gpu_mean(double GpuStep::*field) const {
   if (gpu_steps.empty()) return 0.0;
   double sum = 0.0;
@@ -153,25 +166,9 @@ Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std:
   std::vector<GpuStep> all;
   for (const auto& s : steps->items) {
     GpuStep g;
-    g.wall_ns = s.num("wall_ns").value_or(0);
-    g.busy_ns = s.num("busy_ns").value_or(0);
-    g.kernels = s.num("kernels").value_or(0);
-    g.launches = s.num("launches").value_or(0);
-    g.syncs = s.num("syncs").value_or(0);
-    g.sync_ns = s.num("sync_ns").value_or(0);
-    g.h2d_bytes = s.num("h2d_bytes").value_or(0);
-    g.h2d_pageable_bytes = s.num("h2d_pageable_bytes").value_or(0);
-    g.h2d_ns = s.num("h2d_ns").value_or(0);
-    g.h2d_sync_copies = s.num("h2d_sync_copies").value_or(0);
-    g.d2h_bytes = s.num("d2h_bytes").value_or(0);
-    g.d2h_ns = s.num("d2h_ns").value_or(0);
-    if (const auto* k = s.get("kernel_ns"); k && k->is_object()) {
-      g.fp32_gemm_ns = k->num("fp32_gemm").value_or(0);
-      g.tf32_gemm_ns = k->num("tf32_gemm").value_or(0);
-      g.half_gemm_ns = k->num("16bit_gemm").value_or(0);
-      g.conv_ns = k->num("conv").value_or(0);
-      g.attention_ns = k->num("attention").value_or(0);
-    }
+    for (const auto& [key, member] : kGpuFields) g.*member = s.num(key).value_or(0);
+    if (const auto* k = s.get("kernel_ns"); k && k->is_object())
+      for (const auto& [key, member] : kKernelFields) g.*member = k->num(key).value_or(0);
     all.push_back(g);
   }
   // Tracing is off during warm-up: keep the steps that match the measured ones (the last ones).

@@ -6,34 +6,25 @@
 namespace perflint {
 namespace {
 
-// The runner splits the command on ',' and '::' and ends it at a newline, hence the escaping.
-std::string escape_data(std::string_view s) {
+// The runner splits the command on ',' and '::' and ends it at a newline, hence the escaping;
+// property values (file=, title=) also escape ':' and ','.
+std::string escape(std::string_view s, bool property) {
   std::string out;
   for (const char c : s) {
     switch (c) {
       case '%': out += "%25"; break;
       case '\r': out += "%0D"; break;
       case '\n': out += "%0A"; break;
+      case ':': out += property ? "%3A" : ":"; break;
+      case ',': out += property ? "%2C" : ","; break;
       default: out += c;
     }
   }
   return out;
 }
 
-std::string escape_property(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '%': out += "%25"; break;
-      case '\r': out += "%0D"; break;
-      case '\n': out += "%0A"; break;
-      case ':': out += "%3A"; break;
-      case ',': out += "%2C"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape_data(std::string_view s) { return escape(s, false); }
+std::string escape_property(std::string_view s) { return escape(s, true); }
 
 std::string_view command(Severity s) {
   switch (s) {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "parser/project.hpp"
+#include "cli/project_files.hpp"
 #include "rules/engine.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/fixture_support.hpp"
@@ -34,7 +34,7 @@ void check_file(const fs::path& path, ProjectContext& project) {
 }
 
 TEST(CrossFile, ProjectFilesReportExactlyTheirExpectations) {
-  ProjectContext project;
+  FileProjectContext project;
   for (const auto& e : fs::directory_iterator(kDir))
     if (e.path().extension() == ".py") check_file(e.path(), project);
 }
@@ -42,14 +42,14 @@ TEST(CrossFile, ProjectFilesReportExactlyTheirExpectations) {
 TEST(CrossFile, LoaderBuiltInOneFileAndIteratedInAnother) {
   // data.py returns the loaders, main.py trains on them: PFL102/PFL105 land in data.py.
   const fs::path dir = kDir.parent_path() / "crossfile_loader";
-  ProjectContext project;
+  FileProjectContext project;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".py") check_file(e.path(), project);
 }
 
 TEST(CrossFile, EachFileAloneSeesItsSiblings) {
   for (const char* name : {"engine.py", "main.py"}) {
-    ProjectContext project;  // a fresh cache: as when pre-commit passes one file
+    FileProjectContext project;  // a fresh cache: as when pre-commit passes one file
     check_file(kDir / name, project);
   }
 }

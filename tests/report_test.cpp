@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "parser/source.hpp"
+#include "probe/json_read.hpp"
 #include "reports/report.hpp"
 #include "rules/rule.hpp"
 
@@ -24,7 +25,7 @@ namespace perflint {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// A small, strict JSON parser, so the tests inspect the structure rather than substrings.
+// Parsed JSON, so the tests inspect the structure rather than substrings.
 
 struct J {
   enum Type { Null, Bool, Number, String, Array, Object } type = Null;
@@ -60,162 +61,31 @@ struct J {
   }
 };
 
-class Parser {
- public:
-  explicit Parser(std::string_view s) : s_(s) {}
-  J parse() {
-    J v = value();
-    ws();
-    if (i_ != s_.size()) fail("trailing characters");
-    return v;
+// The structure comes from the evidence reader's JSON parser (probe/json_read.hpp); J keeps the
+// tests' own accessors, which report a missing key or index as a test failure.
+J from_node(const jsonr::Node& n) {
+  J j;
+  switch (n.kind) {
+    case jsonr::Node::Kind::Null: j.type = J::Null; break;
+    case jsonr::Node::Kind::Bool: j.type = J::Bool; j.b = n.b; break;
+    case jsonr::Node::Kind::Number: j.type = J::Number; j.num = n.number; break;
+    case jsonr::Node::Kind::String: j.type = J::String; j.str = n.str; break;
+    case jsonr::Node::Kind::Array:
+      j.type = J::Array;
+      for (const auto& item : n.items) j.arr.push_back(from_node(item));
+      break;
+    case jsonr::Node::Kind::Object:
+      j.type = J::Object;
+      for (const auto& [k, v] : n.members) j.obj.emplace_back(k, from_node(v));
+      break;
   }
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-
- private:
-  void fail(const std::string& what) {
-    if (error_.empty()) error_ = what + " at offset " + std::to_string(i_);
-    i_ = s_.size();
-  }
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
-  }
-  bool eat(char c) {
-    ws();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool lit(std::string_view w) {
-    if (s_.substr(i_, w.size()) == w) {
-      i_ += w.size();
-      return true;
-    }
-    return false;
-  }
-  J value() {
-    ws();
-    J v;
-    if (i_ >= s_.size()) {
-      fail("unexpected end");
-      return v;
-    }
-    const char c = s_[i_];
-    if (c == '{') {
-      ++i_;
-      v.type = J::Object;
-      if (eat('}')) return v;
-      do {
-        ws();
-        J k = string();
-        if (!eat(':')) fail("expected ':'");
-        J val = value();
-        v.obj.emplace_back(k.str, std::move(val));
-      } while (eat(','));
-      if (!eat('}')) fail("expected '}'");
-    } else if (c == '[') {
-      ++i_;
-      v.type = J::Array;
-      if (eat(']')) return v;
-      do v.arr.push_back(value());
-      while (eat(','));
-      if (!eat(']')) fail("expected ']'");
-    } else if (c == '"') {
-      v = string();
-    } else if (lit("true")) {
-      v.type = J::Bool;
-      v.b = true;
-    } else if (lit("false")) {
-      v.type = J::Bool;
-    } else if (lit("null")) {
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      const size_t start = i_;
-      ++i_;
-      while (i_ < s_.size() && std::string_view("0123456789.eE+-").find(s_[i_]) != std::string_view::npos) ++i_;
-      v.type = J::Number;
-      v.num = std::stod(std::string(s_.substr(start, i_ - start)));
-    } else {
-      fail("unexpected character");
-    }
-    return v;
-  }
-  static void utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xc0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xe0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    } else {
-      out += static_cast<char>(0xf0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-      out += static_cast<char>(0x80 | (cp & 0x3f));
-    }
-  }
-  uint32_t hex4() {
-    if (i_ + 4 > s_.size()) {
-      fail("short \\u escape");
-      return 0;
-    }
-    const uint32_t v = static_cast<uint32_t>(std::stoul(std::string(s_.substr(i_, 4)), nullptr, 16));
-    i_ += 4;
-    return v;
-  }
-  J string() {
-    J v;
-    v.type = J::String;
-    if (i_ >= s_.size() || s_[i_] != '"') {
-      fail("expected string");
-      return v;
-    }
-    ++i_;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      const char c = s_[i_++];
-      if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in string");
-      if (c != '\\') {
-        v.str += c;
-        continue;
-      }
-      if (i_ >= s_.size()) break;
-      const char e = s_[i_++];
-      switch (e) {
-        case '"': v.str += '"'; break;
-        case '\\': v.str += '\\'; break;
-        case '/': v.str += '/'; break;
-        case 'b': v.str += '\b'; break;
-        case 'f': v.str += '\f'; break;
-        case 'n': v.str += '\n'; break;
-        case 'r': v.str += '\r'; break;
-        case 't': v.str += '\t'; break;
-        case 'u': {
-          uint32_t cp = hex4();
-          if (cp >= 0xd800 && cp < 0xdc00 && lit("\\u")) cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4() - 0xdc00);
-          utf8(v.str, cp);
-          break;
-        }
-        default: fail("bad escape");
-      }
-    }
-    if (!eat('"')) fail("unterminated string");
-    return v;
-  }
-
-  std::string_view s_;
-  size_t i_ = 0;
-  std::string error_;
-};
+  return j;
+}
 
 J parse_json(const std::string& text) {
-  Parser p(text);
-  J v = p.parse();
-  EXPECT_TRUE(p.ok()) << p.error() << "\n" << text;
-  return v;
+  auto doc = jsonr::parse(text, "output");
+  EXPECT_TRUE(doc.ok()) << (doc.ok() ? "" : doc.error().message) << "\n" << text;
+  return doc.ok() ? from_node(*doc) : J{};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 // Kernel classification and per-step bucketing of GPU activity (see aggregate.hpp).
 #include "probe/cupti/aggregate.hpp"
 
+#include "parser/text_util.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -9,16 +11,7 @@
 namespace perflint::cupti {
 namespace {
 
-bool has(std::string_view hay, std::string_view needle) {
-  if (needle.size() > hay.size()) return false;
-  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    bool ok = true;
-    for (size_t k = 0; k < needle.size() && ok; ++k)
-      ok = std::tolower(static_cast<unsigned char>(hay[i + k])) == needle[k];
-    if (ok) return true;
-  }
-  return false;
-}
+bool has(std::string_view hay, std::string_view needle) { return icontains(hay, needle); }
 
 // Index of the step whose [mark_i, mark_i+1) holds ts, or -1.
 long step_of(const std::vector<uint64_t>& marks, uint64_t ts) {

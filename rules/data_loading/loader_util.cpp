@@ -3,17 +3,13 @@
 
 #include <array>
 
+#include "parser/text_util.hpp"
 #include "parser/ts.hpp"
 
 namespace perflint::data_loading {
 namespace {
 
 bool null(TSNode n) { return ts_node_is_null(n); }
-
-std::string_view last_component(std::string_view dotted) {
-  const auto dot = dotted.rfind('.');
-  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
-}
 
 // `torch.float16`, `torch.bfloat16`, `x.dtype`, a name such as `dtype` or `amp_dtype`: an argument
 // that makes `.to()` a cast, not a device copy.
@@ -165,17 +161,19 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
   Copy c;
   c.call = &call;
   if (call.star_args) return std::nullopt;
-  if (call.method == "cuda") {
-    c.device = call.arg("device", 0);
-    TSNode nb = call.arg("non_blocking", 1);
+  // `non_blocking` sits at position 1 of `.cuda(device, non_blocking)`, 2 of `.to(device, dtype, non_blocking)`.
+  auto read_non_blocking = [&](int index) {
+    TSNode nb = call.arg("non_blocking", index);
     if (!null(nb)) {
       c.non_blocking_node = nb;
       c.non_blocking = model.evaluate(nb).truthy();
-    } else if (call.unresolved_kwargs) {
-      c.non_blocking = std::nullopt;
     } else {
-      c.non_blocking = false;
+      c.non_blocking = call.unresolved_kwargs ? std::nullopt : std::optional<bool>(false);
     }
+  };
+  if (call.method == "cuda") {
+    c.device = call.arg("device", 0);
+    read_non_blocking(1);
     return c;
   }
   // `.to(...)`: find the device among the arguments; anything else is a cast.
@@ -216,15 +214,7 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
     c.device_is_variable = true;
   }
   c.device = device;
-  TSNode nb = call.arg("non_blocking", 2);
-  if (!null(nb)) {
-    c.non_blocking_node = nb;
-    c.non_blocking = model.evaluate(nb).truthy();
-  } else if (call.unresolved_kwargs) {
-    c.non_blocking = std::nullopt;
-  } else {
-    c.non_blocking = false;
-  }
+  read_non_blocking(2);
   return c;
 }
 
