@@ -1,6 +1,7 @@
 // The `perflint` program: options -> config -> rule sets -> discovery -> parallel lint -> report.
 // Expected failures are messages and exit code 2; the one catch for unexpected exceptions is here.
 #include "cli/app.hpp"
+#include "cli/calibrate_cmd.hpp"
 #include "cli/probe_cmd.hpp"
 #include "cli/project_files.hpp"
 
@@ -328,6 +329,7 @@ int run_cli(int argc, char** argv) {
       return parsed.exit_code;
     }
     const Options& o = parsed.options;
+    if (o.command == Options::Command::Calibrate) return run_calibrate_command(o);
     if (o.command != Options::Command::Lint) return run_rules_command(o);
     return run_lint(o);
   } catch (const std::exception& e) {

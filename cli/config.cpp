@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cli/toml_read.hpp"
 #include "rules/registry.hpp"
 
 namespace perflint {
@@ -98,11 +99,7 @@ class Checker {
   Checker(std::string path, std::string section) : path_(std::move(path)), section_(std::move(section)) {}
 
   Error at(const toml::source_region& where, const std::string& message) const {
-    std::ostringstream os;
-    os << path_;
-    if (where.begin.line > 0) os << ':' << where.begin.line << ':' << where.begin.column;
-    os << ": " << message;
-    return make_error(os.str());
+    return toml_error_at(path_, where, message);
   }
   const std::string& section() const { return section_; }
 
@@ -240,15 +237,9 @@ bool is_pyproject(const std::string& path) { return fs::path(path).filename() ==
 }  // namespace
 
 Expected<Config> parse_config(const std::string& path, const std::string& text) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    std::ostringstream os;
-    os << path << ':' << b.line << ':' << b.column << ": invalid TOML: " << e.description();
-    return make_error(os.str());
-  }
+  Expected<toml::table> parsed = parse_toml(text, path);
+  if (!parsed) return parsed.error();
+  const toml::table& doc = *parsed;
 
   const bool pyproject = is_pyproject(path);
   Checker ck(path, pyproject ? "[tool.perflint]" : "");

@@ -3,6 +3,8 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include "probe/calibration.hpp"
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -35,6 +37,15 @@ Probe (runs the script; needs a Python with torch):
       each finding confirmed / refuted / inconclusive / not-measurable with its measured cost per
       step, ranked: the fix that buys the most step time first. The script's output goes to a log
       (its tail is shown if it fails); --show-output streams it.
+  perflint --probe --verify train.py
+      then proves the fixes: re-runs the script with each confirmed finding's fix applied at run time
+      (your file is not edited) and once with all of them, against a repeated baseline; a saving is
+      called measured only when it exceeds the baseline runs' spread (--verify-runs, default 3).
+
+Calibration (measures this machine; needs a build with LibTorch):
+  perflint calibrate --quick --device cpu
+      micro-benchmarks (copies, GEMM precisions, syncs, launch overhead) cached per device; the
+      probe turns its findings into estimated savings with them. `perflint calibrate --help`.
 
 Fixes:
   Findings marked [*] have a safe fix: --fix applies it in place, keeping the file's indentation,
@@ -64,6 +75,31 @@ Configuration:
 Directories are searched for *.py files, skipping hidden directories, venv, .venv, node_modules
 and __pycache__. The config's exclude globs apply to files named on the command line too, so that
 a pre-commit run agrees with `perflint .`. A file named like a subcommand: write ./rules.)";
+
+constexpr const char* kCalibrateFooter = R"(Micro-benchmarks: host-to-device copies from pageable and pinned memory over a range of
+sizes (CUDA; host memcpy on the CPU), GEMM throughput in fp32, TF32 (CUDA) and bf16 at standard
+shapes and --gemm shapes, one host-device sync round trip (CUDA), and the time of one tiny op
+(kernel launch on CUDA, dispatch on the CPU). Each figure: warm-up runs, then timed repetitions;
+the median is kept with the 10th and 90th percentiles.
+
+Examples:
+  perflint calibrate                         the CUDA device when there is one, else the CPU
+  perflint calibrate --device cpu --quick    a quick CPU calibration (seconds; for CI)
+  perflint calibrate --gemm 4096x4096x4096,8192x1024x4096
+                                             also measure GEMM at your model's shapes (MxNxK)
+  perflint calibrate --show                  print the cached figures, every device
+
+Results are cached as TOML, one file per device, with the LibTorch (and CUDA runtime and driver)
+versions, the device, CPU model and date: $XDG_CACHE_HOME/perflint/calibration/<device>.toml, else
+~/.cache/perflint/calibration/<device>.toml; --cache-dir DIR reads and writes DIR instead.
+Format and benchmarks: docs/calibration.md.
+
+Measuring runs perflint-calibrate, built next to perflint when CMake finds LibTorch (Debian
+libtorch-dev for the CPU, or the LibTorch of an installed CUDA PyTorch); --show needs no LibTorch.
+
+Exit codes:
+  0  done
+  2  usage error, nothing to show, a build without LibTorch, or the requested device is missing)";
 
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t");
@@ -174,6 +210,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--timeout", o.timeout, "Probe: stop the script after S seconds (default 300)")->check(CLI::PositiveNumber)->type_name("S");
   app.add_option("--python", o.python, "Probe: interpreter (default: config, $PERFLINT_PYTHON, $VIRTUAL_ENV, python3)")->type_name("EXE");
   app.add_flag("--show-output", o.show_output, "Probe: stream the script's output (it always goes to a log)");
+  app.add_flag("--verify", o.verify, "Probe: re-run with each confirmed finding's fix applied at run time, and all together, and measure the saving");
+  app.add_option("--verify-runs", o.verify_runs, "Probe --verify: baseline runs, for the noise (default 3, at least 2)")
+      ->check(CLI::Range(2, 20))->type_name("N");
 
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
@@ -182,6 +221,27 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   rule_cmd->add_option("rule", o.rule, "Rule code (PFL101) or name (dataloader-main-process)")
       ->required()
       ->type_name("CODE|NAME");
+  CalibrateOptions& cal = o.calibrate;
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine (copies, GEMM precisions, syncs, launches) for the probe's estimates");
+  calibrate_cmd->footer(kCalibrateFooter);
+  calibrate_cmd->add_flag("--show", cal.show, "Print the cached calibrations (with --device: that kind only); measure nothing");
+  calibrate_cmd->add_flag("--quick", cal.quick, "Fewer sizes and repetitions: a few seconds (CI)");
+  calibrate_cmd->add_option("--device", cal.device, "cpu or cuda (default: cuda when available)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->type_name("DEVICE");
+  calibrate_cmd->add_option("--gemm", cal.gemm, "Also measure GEMM at these shapes, MxNxK (comma-separated, repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return probe::parse_gemm_shape(s) ? std::string()
+                                              : "'" + s + "' is not a GEMM shape MxNxK (e.g. 4096x4096x4096, each 1..65536)";
+          },
+          "", "gemm-shape"))
+      ->type_name("MxNxK");
+  calibrate_cmd->add_option("--cache-dir", cal.cache_dir, "Read and write the calibrations in DIR (default: the user's cache)")
+      ->type_name("DIR");
   app.require_subcommand(0, 1);
 
   // `perflint --probe train.py -- --lr 0.1`: what follows `--` belongs to the script.
@@ -199,10 +259,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     if (e.get_exit_code() == 0) {
       app.exit(e, out, err);
       parsed.out = out.str();
+      if (!parsed.out.empty() && parsed.out.back() != '\n') parsed.out += '\n';  // a subcommand's footer ends bare
       parsed.exit_now = true;
       parsed.exit_code = 0;
     } else {
-      parsed.err = std::string("error: ") + e.what() + "\nRun 'perflint --help' for usage.\n";
+      const char* help = calibrate_cmd->parsed() ? "perflint calibrate --help" : "perflint --help";
+      parsed.err = std::string("error: ") + e.what() + "\nRun '" + help + "' for usage.\n";
       parsed.exit_now = true;
       parsed.exit_code = 2;
     }
@@ -211,18 +273,28 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   if (rules_cmd->parsed()) o.command = Options::Command::Rules;
   if (rule_cmd->parsed()) o.command = Options::Command::Rule;
+  if (calibrate_cmd->parsed()) o.command = Options::Command::Calibrate;
   if (o.command != Options::Command::Lint && !o.paths.empty()) {
     // `perflint src rules` is more likely a file named "rules" than a request for the rule list.
-    const char* name = o.command == Options::Command::Rules ? "rules" : "rule";
+    const char* name = o.command == Options::Command::Rules  ? "rules"
+                       : o.command == Options::Command::Rule ? "rule"
+                                                             : "calibrate";
     parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
                  "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;
     return parsed;
   }
-  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output;
+  if (cal.show && (cal.quick || !cal.gemm.empty())) {
+    parsed.err = std::string("error: calibrate --show prints the cached figures; --quick and --gemm go with a measuring run\n") +
+                 "Run 'perflint calibrate --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs;
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output and `-- ARGS` go with --probe\n") +
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs] and `-- ARGS` go with --probe\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;

@@ -13,8 +13,17 @@ namespace perflint {
 
 enum class ColorChoice { Auto, Always, Never };
 
+// `perflint calibrate`: --show is answered by perflint itself; the rest goes to perflint-calibrate.
+struct CalibrateOptions {
+  bool show = false;
+  bool quick = false;
+  std::string device;             // cpu | cuda; empty: cuda when available (--show: every device)
+  std::vector<std::string> gemm;  // extra GEMM shapes, MxNxK (validated)
+  std::string cache_dir;          // empty: the user's cache directory
+};
+
 struct Options {
-  enum class Command { Lint, Rules, Rule };
+  enum class Command { Lint, Rules, Rule, Calibrate };
   Command command = Command::Lint;
   std::string rule;                 // `perflint rule CODE|NAME`
   std::vector<std::string> paths;   // empty: the current directory
@@ -45,7 +54,11 @@ struct Options {
   std::optional<double> timeout;
   std::string python;
   bool show_output = false;
+  bool verify = false;               // --verify: A/B runs with each fix applied at run time
+  std::optional<int> verify_runs;    // baseline runs (default 3)
   std::vector<std::string> script_args;  // everything after `--`
+
+  CalibrateOptions calibrate;
 };
 
 // What parsing the command line decided: run with `options`, or stop now (help, version, usage

@@ -8,11 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
+#include <thread>
 
 #include "probe/evidence.hpp"
 #include "probe/runner.hpp"
 #include "probe/verdict.hpp"
+#include "probe/verify.hpp"
 
 namespace perflint {
 namespace {
@@ -33,6 +37,138 @@ std::string tail_of(const std::string& path, size_t lines) {
 std::string device_text(const probe::Evidence& e) {
   if (e.device_kind == "cuda") return e.device_name + " (compute capability " + e.capability + ")";
   return "CPU: " + (e.device_name.empty() ? std::string("unknown") : e.device_name) + " (no CUDA device used)";
+}
+
+// The progress line on a TTY: the shim writes the steps done so far to <evidence>.progress.
+std::function<void(double)> progress_line(const std::string& label, const std::string& evidence_path, int total,
+                                          int warmup) {
+  return [=](double elapsed) {
+    long done = 0;
+    if (std::FILE* f = std::fopen((evidence_path + ".progress").c_str(), "r")) {
+      if (std::fscanf(f, "%ld", &done) != 1) done = 0;
+      std::fclose(f);
+    }
+    std::fprintf(stderr, "\r\x1b[Kprobe: %s  step %ld/%d (%d warm-up)  %.0f s ", label.c_str(), done, total, warmup,
+                 elapsed);
+    std::fflush(stderr);
+  };
+}
+
+// --verify: the repeated baseline, one run per distinct fix, one run with every fix that did not
+// break the script. Each run is a full probe run (same steps, shim only: GPU tracing would be one
+// more difference between the runs); the verdicts gain what the runs measured.
+void verify_fixes(const Options& o, const probe::RunnerOptions& base, const probe::Evidence& first, bool first_traced,
+                  const std::string& dir, bool tty, std::vector<FileResult>& results, ProbeSummary& s) {
+  VerifySummary v;
+  v.workers = probe::fix_workers(std::thread::hardware_concurrency());
+  const int runs = o.verify_runs.value_or(3);
+  int k = 0;
+  bool interrupted = false;
+  auto run = [&](const std::vector<std::string>& apply, const std::string& label) {
+    probe::RunnerOptions ro = base;
+    ro.cupti_library.clear();
+    ro.apply = apply;
+    ++k;
+    ro.evidence_path = dir + "/evidence-" + std::to_string(k) + ".json";
+    ro.log_path = dir + "/script-" + std::to_string(k) + ".log";
+    if (tty) ro.tick = progress_line(s.script + " [" + label + "]", ro.evidence_path, ro.warmup + ro.steps, ro.warmup);
+    probe::Evidence e;
+    e.exit_reason = "crash";
+    e.steps_requested = ro.steps;
+    e.warmup = ro.warmup;
+    auto outcome = probe::run_probe(ro);
+    if (tty) std::fprintf(stderr, "\r\x1b[K");
+    if (!outcome) {
+      e.traceback = outcome.error().message;
+      return e;
+    }
+    if (outcome->end == probe::RunOutcome::End::Interrupted) interrupted = true;
+    if (auto read = probe::read_evidence(ro.evidence_path)) e = *read;
+    else e.traceback = tail_of(ro.log_path, 1);  // died before the shim could write (a hard crash)
+    if (outcome->end == probe::RunOutcome::End::TimedOut) e.exit_reason = "timeout";
+    return e;
+  };
+
+  std::vector<probe::RunFigure> baseline;
+  if (!first_traced) baseline.push_back(probe::run_figure(first));
+  else v.notes.push_back("the first run was traced (PERFLINT_CUPTI=1): the baseline is repeated without tracing");
+  while (static_cast<int>(baseline.size()) < runs && !interrupted) {
+    const probe::Evidence e = run({}, "baseline " + std::to_string(baseline.size() + 1) + "/" + std::to_string(runs));
+    if (!e.reached_steps()) {
+      v.notes.push_back("a baseline repeat did not reach the steps (" + e.exit_reason + "): " + e.traceback);
+      break;
+    }
+    baseline.push_back(probe::run_figure(e));
+  }
+  const probe::Baseline b = probe::make_baseline(baseline);
+  v.baseline_step_ms = b.step_ms;
+  v.baseline_ms = b.median_ms;
+  v.spread_ms = b.spread_ms;
+  if (baseline.size() < 2) {
+    v.notes.push_back(interrupted ? "interrupted before the baseline was repeated: nothing verified"
+                                  : "the baseline could not be repeated: nothing verified");
+    s.verify = std::move(v);
+    return;
+  }
+
+  // Distinct fixes, in file order, with the findings they answer.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Finding*>> by_fix;
+  for (auto& r : results)
+    for (auto& f : r.findings) {
+      if (!f.verdict) continue;
+      const auto state = f.verdict->state;
+      if (state != Verdict::State::Confirmed && state != Verdict::State::Inconclusive) continue;
+      const std::string fix = probe::runtime_fix(f, first, v.workers);
+      if (fix.empty()) {
+        if (state == Verdict::State::Confirmed) {
+          Verification none;
+          none.status = "no-runtime-fix";
+          f.verdict->verification = none;
+        }
+        continue;
+      }
+      if (!by_fix.count(fix)) order.push_back(fix);
+      by_fix[fix].push_back(&f);
+    }
+  std::vector<std::string> working;
+  double predicted = 0.0;
+  bool any_prediction = false;
+  for (const auto& fix : order) {
+    if (interrupted) break;
+    const probe::Evidence e = run({fix}, fix);
+    const Verification result = probe::compare(fix, b, e);
+    double cost = 0.0;
+    bool has_cost = false;
+    for (Finding* f : by_fix[fix]) {
+      f->verdict->verification = result;
+      if (result.status == "measured" && f->verdict->state == Verdict::State::Inconclusive) {
+        f->verdict->state = Verdict::State::Confirmed;  // a saving beyond the noise settles it
+        f->verdict->evidence += "; confirmed by --verify";
+      }
+      if (f->verdict->cost_ms_per_step) {
+        cost = std::max(cost, *f->verdict->cost_ms_per_step);
+        has_cost = true;
+      }
+    }
+    if (result.status == "broke-script" || result.status == "not-applied") continue;
+    working.push_back(fix);
+    predicted += cost;
+    any_prediction = any_prediction || has_cost;
+  }
+  if (!working.empty() && !interrupted) {
+    v.fixes = working;
+    const probe::Evidence e = run(working, "all fixes");
+    const Verification all = probe::compare("", b, e);
+    v.all_status = all.status;
+    v.all_step_ms = all.step_ms;
+    v.all_saving_ms = all.saving_ms_per_step;
+    v.all_error = all.error;
+    if (any_prediction) v.all_predicted_ms = predicted;
+    if (all.step_ms && *all.step_ms > 0.0) v.all_speedup = b.median_ms / *all.step_ms;
+  }
+  if (interrupted) v.notes.push_back("interrupted: the runs after Ctrl-C were not made");
+  s.verify = std::move(v);
 }
 
 }  // namespace
@@ -78,18 +214,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (want_cupti && std::string_view(want_cupti) == "1") ro.cupti_library = cupti;
   s.log_path = ro.log_path;
   const bool tty = ::isatty(STDERR_FILENO) && !o.show_output;
-  if (tty)
-    ro.tick = [&](double elapsed) {
-      // The shim writes the steps done so far to <evidence>.progress at every step.
-      long done = 0;
-      if (std::FILE* f = std::fopen((ro.evidence_path + ".progress").c_str(), "r")) {
-        if (std::fscanf(f, "%ld", &done) != 1) done = 0;
-        std::fclose(f);
-      }
-      std::fprintf(stderr, "\rprobe: %s  step %ld/%d (%d warm-up)  %.0f s ", script.c_str(), done,
-                   s.warmup + s.steps_requested, s.warmup, elapsed);
-      std::fflush(stderr);
-    };
+  if (tty) ro.tick = progress_line(script, ro.evidence_path, s.warmup + s.steps_requested, s.warmup);
 
   struct sigaction act {}, old {};
   act.sa_handler = on_sigint;
@@ -102,9 +227,11 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     s.error = outcome.error().message;
     return 2;
   }
-  s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up (set PERFLINT_CUPTI=1); overhead not yet reported"
-               : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found)"
-                               : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1)";
+  s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up, but no traced step came back"
+               : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found); "
+                                 "bench/probe_overhead.sh measures the shim's cost"
+                               : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); "
+                                 "bench/probe_overhead.sh measures the shim's cost";
 
   auto evidence = probe::read_evidence(ro.evidence_path);
   if (!evidence) {
@@ -115,6 +242,15 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     return 3;
   }
   const probe::Evidence& e = *evidence;
+  if (const auto o = e.tracing_overhead()) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "GPU tracing %+.1f%% per step (median %.2f ms traced vs %.2f ms over %d untraced warm-up step%s)",
+                  (o->traced_ms / o->untraced_ms - 1.0) * 100.0, o->traced_ms, o->untraced_ms, o->untraced_steps,
+                  o->untraced_steps == 1 ? "" : "s");
+    s.overhead = buf;
+  } else if (e.gpu_traced()) {
+    s.overhead = "GPU tracing on after warm-up; overhead not measurable with fewer than 2 warm-up steps (--warmup)";
+  }
   s.torch = e.torch;
   s.device = device_text(e);
   s.device_kind = e.device_kind;
@@ -129,10 +265,29 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (outcome->end == probe::RunOutcome::End::Interrupted) s.exit_reason = "interrupted";
   if (e.exit_reason == "script_exit" && outcome->end == probe::RunOutcome::End::Exited) s.exit_code = outcome->exit_code;
   for (const auto& d : probe::diagnose(e)) s.diagnoses.emplace_back(d.kind, d.text);
+  // This device's calibration, when `perflint calibrate` has measured it: traced GPU costs become
+  // estimates. Only GPU verdicts use it; a missing one is no error.
+  std::optional<probe::Calibration> calibration;
+  if (auto c = probe::find_calibration(e.device_kind, e.device_name)) {
+    calibration = *c;
+    s.calibration = c->path + " (" + c->date + ")";
+  } else {
+    s.calibration = e.device_kind == "cuda"
+                        ? "none for this device: GPU costs are upper bounds (`perflint calibrate` measures it)"
+                        : "none for this device (`perflint calibrate --device cpu`)";
+  }
   for (auto& r : results)
-    for (auto& f : r.findings) f.verdict = probe::judge(f, e);
+    for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
   const bool reached = s.exit_reason == "steps_reached";
   if (!reached) s.log_tail = tail_of(ro.log_path, 30);
+  if (o.verify && reached) {
+    ::sigaction(SIGINT, &act, &old);
+    verify_fixes(o, ro, e, e.gpu_traced() || !ro.cupti_library.empty(), dir_template, tty, results, s);
+    ::sigaction(SIGINT, &old, nullptr);
+  } else if (o.verify) {
+    s.verify = VerifySummary{};
+    s.verify->notes.push_back("nothing verified: the first run did not reach the requested steps");
+  }
   return reached ? 0 : 3;
 }
 

@@ -30,12 +30,16 @@ std::vector<const StepEvidence*> Evidence::measured() const {
   return out;
 }
 
-double Evidence::median_step_ms() const {
-  std::vector<double> v;
-  for (const auto* s : measured()) v.push_back(s->wall_ms);
+double median_of(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+}
+
+double Evidence::median_step_ms() const {
+  std::vector<double> v;
+  for (const auto* s : measured()) v.push_back(s->wall_ms);
+  return median_of(std::move(v));
 }
 
 double Evidence::mean_step_ms() const {
@@ -44,6 +48,23 @@ double Evidence::mean_step_ms() const {
   double sum = 0.0;
   for (const auto* s : m) sum += s->wall_ms;
   return sum / static_cast<double>(m.size());
+}
+
+std::optional<Evidence::Overhead> Evidence::tracing_overhead() const {
+  if (!gpu_traced()) return std::nullopt;
+  std::vector<double> warm, traced;
+  bool first = true;
+  for (const auto& s : steps) {
+    if (!s.warmup) {
+      traced.push_back(s.wall_ms);
+    } else if (first) {
+      first = false;  // the first step pays for start-up (allocator, autotuning, lazy init)
+    } else {
+      warm.push_back(s.wall_ms);
+    }
+  }
+  if (warm.empty() || traced.empty()) return std::nullopt;
+  return Overhead{median_of(warm), median_of(traced), static_cast<int>(warm.size())};
 }
 
 double Evidence::data_wait_share() const {
@@ -86,6 +107,15 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.exit_reason = *exit->string("reason");
   e.exit_code = static_cast<int>(exit->num("code").value_or(0));
   e.traceback = exit->string("traceback").value_or("");
+  e.sync_debug = d.boolean("sync_debug").value_or(false);
+  if (const auto* applied = d.get("applied"); applied && applied->is_array())
+    for (const auto& a : applied->items) {
+      AppliedFix fix;
+      fix.fix = a.string("fix").value_or("");
+      fix.count = static_cast<int>(a.num("applied").value_or(0));
+      fix.error = a.string("error").value_or("");
+      e.applied.push_back(std::move(fix));
+    }
   const auto* steps = d.get("steps");
   if (!steps || !steps->is_array()) return make_error(path + ": evidence has no steps array (corrupt evidence file)");
   for (const auto& s : steps->items) {
@@ -103,7 +133,13 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
       st.tf32_matmul = f->boolean("tf32_matmul").value_or(false);
       st.cudnn_benchmark = f->boolean("cudnn_benchmark").value_or(false);
       st.deterministic = f->boolean("deterministic_algorithms").value_or(false);
+      st.cudnn_deterministic = f->boolean("cudnn_deterministic").value_or(false);
+      st.launch_blocking = f->boolean("launch_blocking").value_or(false);
     }
+    st.zero_grad_calls = static_cast<uint32_t>(s.num("zero_grad_calls").value_or(0));
+    st.zero_grad_fill_calls = static_cast<uint32_t>(s.num("zero_grad_fill_calls").value_or(0));
+    st.zero_grad_ms = s.num("zero_grad_ms").value_or(0.0);
+    if (const auto c = s.num("compiles")) st.compiles = static_cast<int64_t>(*c);
     if (const auto* syncs = s.get("syncs"); syncs && syncs->is_array())
       for (const auto& y : syncs->items) {
         SyncEvidence se;
@@ -118,7 +154,8 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   if (const auto* loaders = d.get("dataloaders"); loaders && loaders->is_array())
     for (const auto& l : loaders->items) {
       LoaderEvidence le;
-      split_site(l.string("site").value_or("?"), le.file, le.line);
+      le.site = l.string("site").value_or("?");
+      split_site(le.site, le.file, le.line);
       le.num_workers = static_cast<int>(l.num("num_workers").value_or(0));
       le.pin_memory = l.boolean("pin_memory").value_or(false);
       le.persistent_workers = l.boolean("persistent_workers").value_or(false);

@@ -27,13 +27,19 @@ struct StepEvidence {
   bool profiler = false;
   bool tf32_matmul = false;
   bool cudnn_benchmark = false;
-  bool deterministic = false;
+  bool deterministic = false;       // torch.use_deterministic_algorithms(True)
+  bool cudnn_deterministic = false;
+  bool launch_blocking = false;     // CUDA_LAUNCH_BLOCKING set in the process
+  uint32_t zero_grad_calls = 0, zero_grad_fill_calls = 0;
+  double zero_grad_ms = 0.0;
+  std::optional<int64_t> compiles;  // frames torch.compile compiled so far (cumulative); unset: no dynamo
   uint32_t checkpoint_calls = 0;
   double checkpoint_forward_ms = 0.0;
   std::vector<SyncEvidence> syncs;
 };
 
 struct LoaderEvidence {
+  std::string site;  // "file:line" exactly as the shim recorded it (what `--apply workers=N@SITE` names)
   std::string file;
   uint32_t line = 0;
   int num_workers = 0;
@@ -52,6 +58,13 @@ struct GpuStep {
   double fp32_gemm_ns = 0, tf32_gemm_ns = 0, half_gemm_ns = 0, conv_ns = 0, attention_ns = 0;
 };
 
+// A run-time fix the shim was asked to apply (`--apply`, for --verify) and whether it took effect.
+struct AppliedFix {
+  std::string fix;
+  int count = 0;      // times it took effect (loaders changed, calls rewritten, flags set)
+  std::string error;  // it could not be installed
+};
+
 struct Evidence {
   std::string path;  // the evidence file
   std::string python, python_version, torch, script, step_marker;
@@ -66,6 +79,8 @@ struct Evidence {
   std::string exit_reason;  // steps_reached | script_exit | crash | interrupted | terminated
   int exit_code = 0;
   std::string traceback;
+  std::vector<AppliedFix> applied;
+  bool sync_debug = false;  // host syncs came from torch.cuda.set_sync_debug_mode (op "sync")
 
   // GPU tracing (when the CUPTI library ran): its status and the traced steps after warm-up.
   std::string gpu_status;        // empty: not traced
@@ -79,7 +94,17 @@ struct Evidence {
   double median_step_ms() const;
   double mean_step_ms() const;
   double data_wait_share() const;  // of measured wall time
+  // Warm-up steps run untraced: with GPU tracing on, the median of the warm-up steps after the first
+  // against the median measured step is the tracing's own overhead. Unset when it cannot be told.
+  struct Overhead {
+    double untraced_ms, traced_ms;
+    int untraced_steps;
+  };
+  std::optional<Overhead> tracing_overhead() const;
 };
+
+// The median of `v` (the mean of the middle two for an even count); 0 for none.
+double median_of(std::vector<double> v);
 
 Expected<Evidence> read_evidence(const std::string& path);
 // Parses evidence text (tests, and read_evidence after reading the file).

@@ -104,8 +104,9 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
 
   // Everything the child needs is built before fork (no allocation after it).
   std::vector<std::string> argv_s = {o.python, "-m", "perflint_probe", "--steps", std::to_string(o.steps),
-                                     "--warmup", std::to_string(o.warmup), "--out", o.evidence_path, "--",
-                                     o.script};
+                                     "--warmup", std::to_string(o.warmup), "--out", o.evidence_path};
+  for (const auto& fix : o.apply) argv_s.insert(argv_s.end(), {"--apply", fix});
+  argv_s.insert(argv_s.end(), {"--", o.script});
   argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

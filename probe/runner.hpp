@@ -23,6 +23,7 @@ struct RunnerOptions {
   std::string evidence_path;
   std::string log_path;            // the script's stdout+stderr
   std::string cupti_library;       // libperflint_cupti.so to inject (GPU tracing); empty: none
+  std::vector<std::string> apply;  // run-time fixes for the shim (`--apply`, --verify)
   bool show_output = false;        // also copy the script's output to our stderr
   // Called about every 100 ms with the seconds elapsed (progress line on a TTY).
   std::function<void(double)> tick;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "probe/estimate.hpp"
 #include "rules/rule.hpp"
 
 namespace perflint::probe {
@@ -31,11 +32,13 @@ bool same_file(const std::string& a, const std::string& b) {
 
 Verdict make(State s, std::string evidence, std::optional<double> cost = std::nullopt,
              std::optional<double> share = std::nullopt) {
-  return Verdict{s, cost, share, std::move(evidence)};
+  return Verdict{s, cost, share, std::move(evidence), std::nullopt};
 }
 
-// The DataLoader constructed at (or just above) the finding's line in its file: a multi-line call
-// reports the line where it starts, the finding may point at an argument further down.
+}  // namespace
+
+// A multi-line call reports the line where it starts; the finding may point at an argument further
+// down, hence the window above the finding.
 const LoaderEvidence* loader_for(const Finding& f, const Evidence& e) {
   const LoaderEvidence* best = nullptr;
   for (const auto& l : e.loaders) {
@@ -44,6 +47,8 @@ const LoaderEvidence* loader_for(const Finding& f, const Evidence& e) {
   }
   return best;
 }
+
+namespace {
 
 // Shares are of the mean measured step (the same base as the data-wait share), capped at 1.
 double per_step_share(double ms, const Evidence& e) {
@@ -91,14 +96,105 @@ Verdict judge_persistent(const Finding& f, const Evidence& e) {
 Verdict judge_sync(const Finding& f, const Evidence& e) {
   if (e.device_kind != "cuda")
     return make(State::NotMeasurable, "no CUDA device in this run: on the CPU this call does not wait for queued GPU work");
+  // With torch's sync debug mode on, its warnings ("sync") are the syncs; the call counters (item,
+  // cpu, ...) would count the same syncs twice. Without it, the counted calls on CUDA tensors.
   uint64_t count = 0;
   const auto measured = e.measured();
   for (const auto* s : measured)
     for (const auto& y : s->syncs)
-      if (y.cuda && y.line == f.span.start.line && same_file(y.file, f.path)) count += y.count;
-  if (count == 0) return make(State::Refuted, "no host sync from this line during the measured steps");
+      if (y.cuda && (y.op == "sync") == e.sync_debug && y.line == f.span.start.line && same_file(y.file, f.path))
+        count += y.count;
+  const std::string source = e.sync_debug ? "torch.cuda.set_sync_debug_mode" : "counted .item()/.cpu()/... calls";
+  // torch.cuda.synchronize() is seen only through the sync debug mode, empty_cache()'s implicit sync
+  // not at all: no sync seen is no proof for PFL203.
+  const bool explicit_sync = f.rule && f.rule->code == "PFL203";
+  if (count == 0 && explicit_sync)
+    return make(State::Inconclusive, "no host sync seen from this line (" + source +
+                                         "; the implicit sync of empty_cache() is not visible to it)");
+  if (count == 0) return make(State::Refuted, "no host sync from this line during the measured steps (" + source + ")");
   return make(State::Inconclusive, fmt(static_cast<double>(count) / measured.size()) +
-                                       " host syncs per step from this line; pricing them needs GPU tracing");
+                                       " host syncs per step from this line (" + source +
+                                       "); their price, the GPU idle time after each, is not isolated by one run");
+}
+
+// A runtime flag seen on the measured steps: confirmed when on in any, refuted when off in all.
+// The cost of a flag is not in the evidence of one run: `--verify` measures it as an A/B.
+Verdict judge_flag(const Evidence& e, bool StepEvidence::*flag, const std::string& on, const std::string& off) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  const auto n = std::count_if(m.begin(), m.end(), [&](const StepEvidence* s) { return s->*flag; });
+  if (n == 0) return make(State::Refuted, off + " during every measured step");
+  return make(State::Confirmed, on + " in " + std::to_string(n) + "/" + std::to_string(m.size()) +
+                                    " measured steps (its cost: `--verify` runs without it)");
+}
+
+Verdict judge_determinism(const Evidence& e) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  const auto n = std::count_if(m.begin(), m.end(), [](const StepEvidence* s) { return s->deterministic || s->cudnn_deterministic; });
+  if (n == 0) return make(State::Refuted, "deterministic algorithms and cudnn.deterministic were off during every measured step");
+  return make(State::Confirmed, "deterministic mode was on in " + std::to_string(n) + "/" + std::to_string(m.size()) +
+                                    " measured steps (a deliberate trade; its cost: `--verify` runs without it)");
+}
+
+Verdict judge_zero_grad(const Evidence& e) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  double fills = 0.0, calls = 0.0, ms = 0.0;
+  for (const auto* s : m) {
+    fills += s->zero_grad_fill_calls;
+    calls += s->zero_grad_calls;
+    ms += s->zero_grad_fill_calls > 0 ? s->zero_grad_ms : 0.0;
+  }
+  const double n = static_cast<double>(m.size());
+  if (calls == 0.0) return make(State::Refuted, "no zero_grad call during the measured steps");
+  if (fills == 0.0) return make(State::Refuted, "zero_grad set the gradients to None at run time (no fill)");
+  ms /= n;
+  const double share = per_step_share(ms, e);
+  const std::string what = fmt(fills / n, 0) + " zero-filling zero_grad call(s) per step, " + fmt(ms, 2) + " ms per step in them";
+  if (e.device_kind == "cuda")
+    return make(State::Inconclusive, what + " (host time only: the fill kernels run later on the GPU; `--verify` measures the step)");
+  // On the CPU the time is the fill itself, an upper bound of the saving; PFL101's thresholds.
+  if (share >= 0.10) return make(State::Confirmed, what + " (the fill itself; upper bound of the saving)", ms, share);
+  if (share < 0.03) return make(State::Refuted, what + ": too little of the step to matter here", ms, share);
+  return make(State::Inconclusive, what + " (the fill itself; upper bound of the saving)", ms, share);
+}
+
+Verdict judge_recompiles(const Evidence& e) {
+  const StepEvidence* before = nullptr;  // the last warm-up step: compiles up to the measured ones
+  for (const auto& s : e.steps)
+    if (s.warmup) before = &s;
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  if (!m.back()->compiles) return make(State::NotMeasurable, "this torch (" + e.torch + ") has no torch.compile counters");
+  int64_t last = before && before->compiles ? *before->compiles : 0;
+  int recompiling = 0;
+  double extra_ms = 0.0;
+  std::vector<double> quiet;
+  for (const auto* s : m)
+    if (s->compiles && *s->compiles > last) {
+      ++recompiling;
+      last = *s->compiles;
+    } else {
+      quiet.push_back(s->wall_ms);
+    }
+  if (recompiling == 0) return make(State::Refuted, "no graph was compiled during the measured steps (warm-up excluded)");
+  const double normal = median_of(quiet);
+  // The compiling steps' time beyond a normal step, spread over the measured steps.
+  last = before && before->compiles ? *before->compiles : 0;
+  for (const auto* s : m)
+    if (s->compiles && *s->compiles > last) {
+      extra_ms += std::max(0.0, s->wall_ms - normal);
+      last = *s->compiles;
+    }
+  const double cost = quiet.empty() ? 0.0 : extra_ms / static_cast<double>(m.size());
+  return make(quiet.empty() ? State::Inconclusive : State::Confirmed,
+              std::to_string(recompiling) + " of " + std::to_string(m.size()) +
+                  " measured steps compiled a new graph" +
+                  (quiet.empty() ? " (every step: no normal step to compare with)"
+                                 : "; they took " + fmt(extra_ms / recompiling) + " ms more than the median other step (" +
+                                       fmt(normal) + " ms)"),
+              cost, per_step_share(cost, e));
 }
 
 Verdict judge_anomaly(const Finding&, const Evidence& e) {
@@ -134,6 +230,20 @@ Verdict judge_checkpoint(const Finding&, const Evidence& e) {
     return make(State::Confirmed, what + ": unneeded, it fits without (assumes activations at most 4x the peak)",
                 forward_ms, share);
   return make(State::Inconclusive, what + ": memory may be tight without it", forward_ms, share);
+}
+
+// A traced upper bound turned into an estimate with this device's calibration, when there is one
+// and it has the figures; otherwise the upper bound as it was.
+Verdict refine(Verdict v, const Evidence& e, const Calibration* cal, const Expected<Estimate>& est) {
+  if (!cal || v.state != State::Confirmed) return v;
+  if (!est) {
+    v.evidence += "; calibration " + cal->path + " cannot estimate it (" + est.error().message + ")";
+    return v;
+  }
+  v.cost_ms_per_step = est->saving_ms;
+  v.share = per_step_share(est->saving_ms, e);
+  v.evidence += "; estimated saving with `perflint calibrate` (" + cal->date + "): " + est->formula;
+  return v;
 }
 
 // ---- GPU evidence (CUPTI). Costs from copy and kernel time are upper bounds of the saving: the
@@ -175,20 +285,73 @@ Verdict judge_tf32(const Evidence& e) {
               ms, per_step_share(ms, e));
 }
 
+bool any_autocast(const Evidence& e) {
+  const auto m = e.measured();
+  return std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->autocast; });
+}
+
+Verdict judge_mixed_precision(const Evidence& e) {
+  if (any_autocast(e)) return make(State::Refuted, "autocast was active in the forward of the measured steps");
+  const double ms = (e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns) + e.gpu_mean(&GpuStep::conv_ns)) / 1e6;
+  if (ms <= 0.0) return make(State::Refuted, "no fp32/TF32 GEMM or convolution kernel ran in the measured steps");
+  return make(State::Confirmed,
+              "no autocast; " + fmt(ms, 2) + " ms per step in fp32/TF32 GEMM and convolution kernels "
+                                             "(upper bound of the saving from 16-bit precision)",
+              ms, per_step_share(ms, e));
+}
+
+Verdict judge_cudnn_benchmark(const Evidence& e) {
+  const auto m = e.measured();
+  if (std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->cudnn_benchmark; }))
+    return make(State::Refuted, "torch.backends.cudnn.benchmark was on at run time");
+  const double ms = e.gpu_mean(&GpuStep::conv_ns) / 1e6;
+  if (ms <= 0.0) return make(State::Refuted, "no convolution kernel ran in the measured steps");
+  return make(State::Confirmed,
+              "cudnn.benchmark off; " + fmt(ms, 2) + " ms per step in convolution kernels (upper bound of the "
+                                                     "saving: autotuning picks faster algorithms for these shapes)",
+              ms, per_step_share(ms, e));
+}
+
 }  // namespace
 
-Verdict judge(const Finding& f, const Evidence& e) {
+Verdict judge(const Finding& f, const Evidence& e, const Calibration* cal) {
   const std::string_view code = f.rule ? f.rule->code : std::string_view{};
   if (code == "PFL101") return judge_workers(f, e);
   if (code == "PFL105") return judge_persistent(f, e);
   if (code == "PFL201" || code == "PFL202" || code == "PFL203") return judge_sync(f, e);
   if (code == "PFL301") return judge_anomaly(f, e);
   if (code == "PFL501") return judge_checkpoint(f, e);
+  if (code == "PFL302")
+    return judge_flag(e, &StepEvidence::profiler, "a profiler was active", "no profiler was active");
+  if (code == "PFL304") return judge_determinism(e);
+  if (code == "PFL502") return judge_zero_grad(e);
+  if (code == "PFL603") return judge_recompiles(e);
+  if (code == "PFL303" && e.device_kind == "cuda")
+    return judge_flag(e, &StepEvidence::launch_blocking, "CUDA_LAUNCH_BLOCKING was set",
+                      "CUDA_LAUNCH_BLOCKING was not set");
+  if (code == "PFL402" && e.device_kind == "cuda" && any_autocast(e)) return judge_mixed_precision(e);
+  if (code == "PFL503" && e.device_kind == "cuda") {
+    const auto m = e.measured();
+    if (std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->cudnn_benchmark; }))
+      return judge_cudnn_benchmark(e);
+  }
   if (e.device_kind == "cuda" && e.gpu_traced()) {
-    if (code == "PFL102") return judge_pageable(e, false);
-    if (code == "PFL104") return judge_pageable(e, true);
+    if (code == "PFL102" || code == "PFL104") {
+      const Verdict v = judge_pageable(e, code == "PFL104");
+      return cal ? refine(v, e, cal, estimate_pinned_saving(*cal, e)) : v;
+    }
     if (code == "PFL103") return judge_blocking_copy(e);
-    if (code == "PFL401") return judge_tf32(e);
+    if (code == "PFL401") {
+      const Verdict v = judge_tf32(e);
+      return cal ? refine(v, e, cal, estimate_tf32_saving(*cal, e)) : v;
+    }
+    if (code == "PFL402") {
+      const Verdict v = judge_mixed_precision(e);
+      if (!cal) return v;
+      const double fp32_ns = e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns);
+      return refine(v, e, cal, estimate_gemm_saving(*cal, GemmDtype::Bf16, fp32_ns));
+    }
+    if (code == "PFL503") return judge_cudnn_benchmark(e);
   }
   if (f.rule && f.rule->cuda_only && e.device_kind != "cuda")
     return make(State::NotMeasurable, "no CUDA device in this run: this rule is about GPU work");
@@ -235,7 +398,7 @@ std::vector<size_t> rank(const std::vector<Finding>& findings) {
   };
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
     if (tier(a) != tier(b)) return tier(a) < tier(b);
-    if (tier(a) == 0) return findings[a].verdict->cost_ms_per_step.value_or(0) > findings[b].verdict->cost_ms_per_step.value_or(0);
+    if (tier(a) == 0) return ranking_ms(*findings[a].verdict) > ranking_ms(*findings[b].verdict);
     return false;
   });
   return idx;

@@ -5,13 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "probe/calibration.hpp"
 #include "probe/evidence.hpp"
 #include "rules/finding.hpp"
 
 namespace perflint::probe {
 
-// The verdict for one finding of the probed script.
-Verdict judge(const Finding& finding, const Evidence& evidence);
+// The DataLoader the shim saw constructed at (or up to 20 lines above) the finding's line in its
+// file; null when none was.
+const LoaderEvidence* loader_for(const Finding& finding, const Evidence& evidence);
+
+// The verdict for one finding of the probed script. With this device's calibration (`perflint
+// calibrate`), traced GPU costs become estimated savings instead of upper bounds.
+Verdict judge(const Finding& finding, const Evidence& evidence, const Calibration* calibration = nullptr);
 
 struct Diagnosis {
   std::string kind;  // data-bound, ...

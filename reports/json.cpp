@@ -59,6 +59,16 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
         v.set("cost_ms_per_step", f.verdict->cost_ms_per_step ? Value(*f.verdict->cost_ms_per_step) : Value());
         v.set("share", f.verdict->share ? Value(*f.verdict->share) : Value());
         v.set("evidence", f.verdict->evidence);
+        if (const auto& x = f.verdict->verification) {  // --verify
+          v.set("measured_saving_ms_per_step", x->saving_ms_per_step ? Value(*x->saving_ms_per_step) : Value());
+          v.set("measured_spread_ms", x->spread_ms ? Value(*x->spread_ms) : Value());
+          Value ver;
+          ver.set("fix", x->fix);
+          ver.set("status", x->status);
+          ver.set("step_ms", x->step_ms ? Value(*x->step_ms) : Value());
+          ver.set("error", x->error.empty() ? Value() : Value(x->error));
+          v.set("verify", std::move(ver));
+        }
         o.set("verdict", std::move(v));
       }
       findings.push(std::move(o));
@@ -92,6 +102,7 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("data_wait_share", p->data_wait_share);
     probe.set("gpu_busy_share", p->gpu_busy_share >= 0 ? Value(p->gpu_busy_share) : Value());
     probe.set("overhead", p->overhead);
+    probe.set("calibration", p->calibration);
     Value diagnoses = json::Array{};
     for (const auto& [kind, text] : p->diagnoses) {
       Value d;
@@ -105,6 +116,27 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     exit.set("code", p->exit_code);
     probe.set("exit", std::move(exit));
     if (!p->error.empty()) probe.set("error", p->error);
+    if (const auto& vs = p->verify) {
+      auto opt = [](const std::optional<double>& d) { return d ? Value(*d) : Value(); };
+      Value ver, all, runs = json::Array{}, fixes = json::Array{}, notes = json::Array{};
+      for (double b : vs->baseline_step_ms) runs.push(Value(b));
+      for (const auto& f : vs->fixes) fixes.push(Value(f));
+      for (const auto& n : vs->notes) notes.push(Value(n));
+      ver.set("baseline_runs_ms", std::move(runs));
+      ver.set("baseline_ms", vs->baseline_ms);
+      ver.set("spread_ms", vs->spread_ms);
+      ver.set("workers", vs->workers);
+      all.set("fixes", std::move(fixes));
+      all.set("status", vs->all_status.empty() ? Value() : Value(vs->all_status));
+      all.set("step_ms", opt(vs->all_step_ms));
+      all.set("saving_ms_per_step", opt(vs->all_saving_ms));
+      all.set("predicted_ms_per_step", opt(vs->all_predicted_ms));
+      all.set("speedup", opt(vs->all_speedup));
+      all.set("error", vs->all_error.empty() ? Value() : Value(vs->all_error));
+      ver.set("all_fixes", std::move(all));
+      ver.set("notes", std::move(notes));
+      probe.set("verify", std::move(ver));
+    }
     root.set("probe", std::move(probe));
   }
   return root.dump();

@@ -15,6 +15,19 @@ namespace perflint {
 enum class OutputFormat { Text, Json, Sarif, Github };
 
 // What `perflint --probe` ran and measured, for the reports (verdicts sit on the findings).
+// `perflint --probe --verify`: the repeated baseline and the run with every fix together.
+struct VerifySummary {
+  std::vector<double> baseline_step_ms;  // the mean measured step of each baseline run
+  double baseline_ms = 0.0;              // their median
+  double spread_ms = 0.0;                // their max − min: savings below it are noise
+  int workers = 0;                       // the DataLoader worker count the workers fix used
+  std::vector<std::string> fixes;        // every fix of the all-fixes run
+  std::string all_status;                // as Verification::status; empty: no fix to apply
+  std::optional<double> all_step_ms, all_saving_ms, all_predicted_ms, all_speedup;
+  std::string all_error;
+  std::vector<std::string> notes;        // e.g. a baseline repeat that failed
+};
+
 struct ProbeSummary {
   std::string script;
   std::string python, python_source, torch;
@@ -28,12 +41,14 @@ struct ProbeSummary {
   double gpu_busy_share = -1.0;       // < 0: no GPU tracing in this run
   std::string gpu_status;             // the CUPTI library's status, when it ran
   std::string overhead;               // what is known of the probe's own overhead
+  std::string calibration;            // the calibration file used, or why none
   std::string exit_reason;            // steps_reached | script_exit | crash | timeout | interrupted
   int exit_code = 0;
   std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)
   std::string log_path;
   std::string log_tail;               // shown when the script did not reach the steps
   std::string error;                  // no evidence at all: why
+  std::optional<VerifySummary> verify;
 };
 
 struct ReportOptions {

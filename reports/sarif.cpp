@@ -204,6 +204,11 @@ std::string write_sarif(const std::vector<FileResult>& results, const ReportOpti
         if (f.verdict->cost_ms_per_step) props.set("costMsPerStep", *f.verdict->cost_ms_per_step);
         if (f.verdict->share) props.set("shareOfStep", *f.verdict->share);
         props.set("evidence", f.verdict->evidence);
+        if (const auto& x = f.verdict->verification) {
+          props.set("verifyStatus", x->status);
+          if (x->saving_ms_per_step) props.set("measuredSavingMsPerStep", *x->saving_ms_per_step);
+          if (x->spread_ms) props.set("measuredSpreadMs", *x->spread_ms);
+        }
         res.set("properties", std::move(props));
       }
       Value related = json::Array{};

@@ -247,6 +247,49 @@ std::string percent(double share) {
   return buf;
 }
 
+// --verify: what the run with this finding's fix applied measured, against the predicted cost.
+std::string verification_line(const Verification& x, const std::optional<double>& predicted) {
+  std::string out = "verify: ";
+  if (x.status == "no-runtime-fix") return out + "no run-time fix for this rule (apply it in the file and probe again)";
+  out += x.fix + ": ";
+  if (x.status == "broke-script") return out + "the fix broke the script (" + x.error + ")";
+  if (x.status == "not-applied") return out + "not applied (" + x.error + ")";
+  const std::string pred = predicted ? ", predicted " + ms(*predicted) : std::string();
+  const std::string spread = " (baseline spread " + ms(x.spread_ms.value_or(0)) + " ms" + pred + ")";
+  if (x.status == "measured") return out + "measured saving " + ms(*x.saving_ms_per_step) + " ms/step" + spread;
+  if (x.status == "slower") return out + "slower by " + ms(-*x.saving_ms_per_step) + " ms/step" + spread;
+  return out + "no measurable effect: " + ms(x.saving_ms_per_step.value_or(0)) + " ms/step is within the noise" + spread;
+}
+
+std::string verify_section(const VerifySummary& v, const Style& style) {
+  std::string out = "\n" + style.bold("verified") + " (each fix applied at run time; your files are unchanged)\n";
+  if (!v.baseline_step_ms.empty()) {
+    std::string runs;
+    for (double b : v.baseline_step_ms) runs += (runs.empty() ? "" : ", ") + ms(b);
+    out += "  baseline      " + ms(v.baseline_ms) + " ms/step, median of " + std::to_string(v.baseline_step_ms.size()) +
+           " runs (" + runs + " ms; spread " + ms(v.spread_ms) + " ms)\n";
+  }
+  if (!v.fixes.empty()) {
+    std::string fixes;
+    for (const auto& f : v.fixes) fixes += (fixes.empty() ? "" : ", ") + f;
+    out += "  all fixes     " + fixes + "\n";
+    if (v.all_status == "broke-script") {
+      out += "                together they broke the script: " + v.all_error + "\n";
+    } else if (v.all_step_ms) {
+      out += "                " + ms(*v.all_step_ms) + " ms/step: saving " + ms(v.all_saving_ms.value_or(0)) + " ms/step";
+      if (v.all_speedup) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2fx", *v.all_speedup);
+        out += ", speed-up " + std::string(buf);
+      }
+      if (v.all_predicted_ms) out += ", predicted " + ms(*v.all_predicted_ms) + " ms/step";
+      out += v.all_status == "measured" ? " (measured)\n" : " (" + v.all_status + ": within the baseline spread or worse)\n";
+    }
+  }
+  for (const auto& n : v.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
 // The probe's report: header, ranked fix list, findings without evidence, refuted findings.
 std::string probe_section(const std::vector<FileResult>& results, const ProbeSummary& p, const Style& style) {
   std::string out = "\n" + style.bold("probe") + ": " + p.script + "\n";
@@ -260,6 +303,7 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
     if (p.gpu_busy_share >= 0) out += "  GPU busy      " + percent(p.gpu_busy_share) + " of the step\n";
   }
   out += "  overhead      " + p.overhead + "\n";
+  if (!p.calibration.empty()) out += "  calibration   " + p.calibration + "\n";
   if (!p.gpu_status.empty() && p.gpu_status != "ok") out += "  GPU tracing   " + p.gpu_status + "\n";
   std::string how = p.exit_reason;
   if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";
@@ -270,7 +314,7 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   std::vector<const Finding*> all;
   for (const auto& r : results)
     for (const auto& f : r.findings) all.push_back(&f);
-  auto cost = [](const Finding* f) { return f->verdict && f->verdict->cost_ms_per_step ? *f->verdict->cost_ms_per_step : 0.0; };
+  auto cost = [](const Finding* f) { return f->verdict ? ranking_ms(*f->verdict) : 0.0; };
   auto state = [](const Finding* f) { return f->verdict ? f->verdict->state : Verdict::State::Inconclusive; };
   std::vector<const Finding*> confirmed, pending, refuted;
   for (const Finding* f : all) {
@@ -289,10 +333,13 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
         v += ", " + ms(*f->verdict->cost_ms_per_step) + " ms/step" +
              (f->verdict->share ? " (" + percent(*f->verdict->share) + ")" : std::string());
       v += ": " + f->verdict->evidence;
+      if (const auto& x = f->verdict->verification) v += "\n      " + verification_line(*x, f->verdict->cost_ms_per_step);
     }
     return s + v + "\n";
   };
-  out += "\n" + style.bold("ranked fix list") + " (measured cost per step, highest first)\n";
+  out += "\n" + style.bold("ranked fix list") +
+         (p.verify ? " (measured saving per step where verified, else measured cost; highest first)\n"
+                   : " (measured cost per step, highest first)\n");
   if (confirmed.empty()) out += "  (no finding was confirmed by a measurement)\n";
   for (size_t i = 0; i < confirmed.size(); ++i) out += line(confirmed[i], "  " + std::to_string(i + 1) + ". ");
   if (!pending.empty()) {
@@ -303,6 +350,7 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
     out += "\n" + style.bold("refuted by the measurements") + "\n";
     for (const Finding* f : refuted) out += line(f, "  - ");
   }
+  if (p.verify) out += verify_section(*p.verify, style);
   if (!p.log_tail.empty()) out += "\nlast lines of the script's output (" + p.log_path + "):\n" + p.log_tail + "\n";
   return out;
 }

@@ -47,14 +47,36 @@ struct Fix {
 struct RuleInfo;
 
 // What the probe's measurements say about a finding (set only by `perflint --probe`).
+// `perflint --probe --verify`: the finding's fix applied by the shim at run time, the step measured
+// again, and the difference against the repeated baseline runs.
+struct Verification {
+  std::string fix;     // as the shim applied it, e.g. "workers=2@/src/train.py:20"; empty: none exists
+  std::string status;  // measured | no-effect | slower | broke-script | not-applied | no-runtime-fix
+  std::optional<double> saving_ms_per_step;  // median baseline mean step − the fixed run's mean step
+  std::optional<double> spread_ms;           // max − min of the baseline runs' mean steps
+  std::optional<double> step_ms;             // the fixed run's mean measured step
+  std::string error;   // broke-script / not-applied: what happened
+};
+
 struct Verdict {
   enum class State { Confirmed, Refuted, Inconclusive, NotMeasurable };
   State state = State::Inconclusive;
   std::optional<double> cost_ms_per_step;  // measured, or a documented formula over measurements
   std::optional<double> share;             // of the median step
   std::string evidence;                    // one line: what was measured
+  std::optional<Verification> verification;  // --verify
 };
 std::string_view to_string(Verdict::State s);
+
+// What the ranked fix list sorts by: the saving --verify measured where it ran the fix (none when
+// the saving was within the noise), else the cost the verdict measured.
+inline double ranking_ms(const Verdict& v) {
+  if (v.verification && v.verification->saving_ms_per_step) {
+    const auto& x = *v.verification;
+    return x.status == "measured" ? *x.saving_ms_per_step : 0.0;
+  }
+  return v.cost_ms_per_step.value_or(0.0);
+}
 
 struct Finding {
   const RuleInfo* rule = nullptr;

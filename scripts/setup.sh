@@ -16,7 +16,9 @@ declare -A tools=([cmake]=cmake [ninja]=ninja-build [g++]=g++ [git]=git [node]=n
 for t in cmake ninja g++ git node npm; do
   command -v "$t" >/dev/null 2>&1 || missing+=("${tools[$t]}")
 done
-for p in libcli11-dev libtomlplusplus-dev libgtest-dev; do
+# libtorch-dev (Debian's CPU LibTorch) builds perflint-calibrate, the micro-benchmarks behind
+# `perflint calibrate`; perflint itself does not link it.
+for p in libcli11-dev libtomlplusplus-dev libgtest-dev libtorch-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # The probe tests run a real PyTorch: Debian's python3-torch (torch 1.13 for /usr/bin/python3).

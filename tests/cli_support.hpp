@@ -72,17 +72,17 @@ inline std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs perflint with `args` in `cwd`. `env` entries override (empty value: unset) the inherited
+// Runs `program` with `args` in `cwd`. `env` entries override (empty value: unset) the inherited
 // environment; NO_COLOR is unset unless given so that tests see the default behaviour.
-// `drop_root`: when running as root, run perflint as nobody (65534) so that permission checks bite.
-inline RunResult run_perflint(const std::vector<std::string>& args, const std::string& cwd = ".",
-                              std::map<std::string, std::string> env = {}, int timeout_s = 120,
-                              bool drop_root = false) {
+// `drop_root`: when running as root, run it as nobody (65534) so that permission checks bite.
+inline RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& cwd = ".", std::map<std::string, std::string> env = {},
+                             int timeout_s = 120, bool drop_root = false) {
   TempDir capture;
   const std::string out_path = (capture.path() / "stdout").string();
   const std::string err_path = (capture.path() / "stderr").string();
 
-  std::vector<std::string> argv_s{PERFLINT_BINARY};
+  std::vector<std::string> argv_s{program};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -131,6 +131,13 @@ inline RunResult run_perflint(const std::vector<std::string>& args, const std::s
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+// Runs the built perflint (see run_program).
+inline RunResult run_perflint(const std::vector<std::string>& args, const std::string& cwd = ".",
+                              std::map<std::string, std::string> env = {}, int timeout_s = 120,
+                              bool drop_root = false) {
+  return run_program(PERFLINT_BINARY, args, cwd, std::move(env), timeout_s, drop_root);
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {

@@ -4,7 +4,8 @@
 
 #include "probe/evidence.hpp"
 #include "probe/verdict.hpp"
-#include "rules/registry.hpp"
+#include "tests/finding_support.hpp"
+#include "tests/calibration_support.hpp"
 
 namespace perflint::probe {
 namespace {
@@ -28,13 +29,7 @@ const std::string kCpu = R"({"kind": "cpu", "name": "x86"})";
 const std::string kH100 = R"({"kind": "cuda", "name": "H100", "capability": "9.0"})";
 const std::string kV100 = R"({"kind": "cuda", "name": "V100", "capability": "7.0"})";
 
-Finding finding(std::string_view code, uint32_t line) {
-  Finding f;
-  f.rule = &find_rule(code)->info();
-  f.path = "train.py";
-  f.span.start.line = f.span.end.line = line;
-  return f;
-}
+Finding finding(std::string_view code, uint32_t line) { return testing::finding_at(code, line); }
 
 Evidence parse(const std::string& json) {
   auto e = parse_evidence(json, "evidence.json");
@@ -106,6 +101,131 @@ TEST(ProbeVerdict, TracedStepsAlignWithTheMeasuredOnes) {
   ASSERT_TRUE(add_gpu_activity(e, gpu_json(0, 0, 1000, 5), "g.json").ok());
   EXPECT_EQ(e.gpu_steps.size(), 2u);  // the last two of five traced steps
   EXPECT_FALSE(add_gpu_activity(e, "{\"steps\": [", "bad.json").ok());
+}
+
+// Evidence whose steps are given as JSON objects (warm-up ones first, marked "warmup": true).
+Evidence with_steps(const std::string& device, const std::vector<std::string>& steps, const std::string& extra = "") {
+  std::string s = R"({"schema": 1, "torch": "2.11", "device": )" + device + extra +
+                  R"(, "exit": {"reason": "steps_reached", "code": 0}, "steps": [)";
+  for (size_t i = 0; i < steps.size(); ++i) s += (i ? "," : "") + steps[i];
+  return parse(s + "]}");
+}
+
+TEST(ProbeVerdict, RuntimeFlagsConfirmOrRefuteTheirFindings) {
+  const std::string on = R"({"warmup": false, "wall_ms": 10, "flags": {"profiler": true, "cudnn_deterministic": true, "launch_blocking": true}})";
+  const std::string off = R"({"warmup": false, "wall_ms": 10, "flags": {"profiler": false}})";
+  const Evidence mixed = with_steps(kH100, {on, off});
+  const Verdict prof = judge(finding("PFL302", 3), mixed);
+  EXPECT_EQ(prof.state, Verdict::State::Confirmed);
+  EXPECT_NE(prof.evidence.find("1/2"), std::string::npos) << prof.evidence;
+  EXPECT_FALSE(prof.cost_ms_per_step);  // a flag alone has no price: --verify measures it
+  EXPECT_EQ(judge(finding("PFL304", 3), mixed).state, Verdict::State::Confirmed);
+  EXPECT_EQ(judge(finding("PFL303", 3), mixed).state, Verdict::State::Confirmed);
+  const Evidence clean = with_steps(kH100, {off, off});
+  EXPECT_EQ(judge(finding("PFL302", 3), clean).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL304", 3), clean).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL303", 3), clean).state, Verdict::State::Refuted);
+  // CUDA_LAUNCH_BLOCKING means nothing on a CPU run.
+  EXPECT_EQ(judge(finding("PFL303", 3), with_steps(kCpu, {on})).state, Verdict::State::NotMeasurable);
+}
+
+TEST(ProbeVerdict, ZeroGradFillIsPricedByItsTimeAndRefutedWhenItSetsNone) {
+  const std::string fill = R"({"warmup": false, "wall_ms": 20, "zero_grad_calls": 1, "zero_grad_fill_calls": 1, "zero_grad_ms": 2.5})";
+  const Verdict v = judge(finding("PFL502", 9), with_steps(kCpu, {fill, fill}));
+  EXPECT_EQ(v.state, Verdict::State::Confirmed);
+  ASSERT_TRUE(v.cost_ms_per_step);
+  EXPECT_NEAR(*v.cost_ms_per_step, 2.5, 1e-9);
+  EXPECT_NEAR(*v.share, 0.125, 1e-9);
+  const std::string none = R"({"warmup": false, "wall_ms": 20, "zero_grad_calls": 1, "zero_grad_fill_calls": 0, "zero_grad_ms": 0.1})";
+  EXPECT_EQ(judge(finding("PFL502", 9), with_steps(kCpu, {none})).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL502", 9), with_steps(kCpu, {R"({"warmup": false, "wall_ms": 20})"})).state,
+            Verdict::State::Refuted);
+  // A fill of 0.1 ms in a 20 ms step does not matter; on a GPU the host time is not the fill's.
+  const std::string tiny = R"({"warmup": false, "wall_ms": 20, "zero_grad_calls": 1, "zero_grad_fill_calls": 1, "zero_grad_ms": 0.1})";
+  EXPECT_EQ(judge(finding("PFL502", 9), with_steps(kCpu, {tiny})).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL502", 9), with_steps(kH100, {fill})).state, Verdict::State::Inconclusive);
+}
+
+TEST(ProbeVerdict, RecompilesAfterWarmUpArePricedByTheirExtraStepTime) {
+  auto step = [](bool warm, double ms, int compiles) {
+    return R"({"warmup": )" + std::string(warm ? "true" : "false") + R"(, "wall_ms": )" + std::to_string(ms) +
+           R"(, "compiles": )" + std::to_string(compiles) + "}";
+  };
+  // Two graphs compiled in warm-up; one more in the measured steps, a 310 ms step among 10 ms ones.
+  const Evidence e = with_steps(kH100, {step(true, 900, 2), step(false, 10, 2), step(false, 310, 3),
+                                        step(false, 10, 3), step(false, 10, 3)});
+  const Verdict v = judge(finding("PFL603", 4), e);
+  EXPECT_EQ(v.state, Verdict::State::Confirmed);
+  ASSERT_TRUE(v.cost_ms_per_step);
+  EXPECT_NEAR(*v.cost_ms_per_step, 300.0 / 4, 1e-9);
+  const Evidence quiet = with_steps(kH100, {step(true, 900, 2), step(false, 10, 2), step(false, 11, 2)});
+  EXPECT_EQ(judge(finding("PFL603", 4), quiet).state, Verdict::State::Refuted);
+  // torch 1.x: no counters at all.
+  EXPECT_EQ(judge(finding("PFL603", 4), with_steps(kCpu, {R"({"warmup": false, "wall_ms": 10})"})).state,
+            Verdict::State::NotMeasurable);
+}
+
+TEST(ProbeVerdict, SyncDebugWarningsReplaceTheCallCountersOnCuda) {
+  const std::string both = R"({"warmup": false, "wall_ms": 10, "syncs": [
+      {"site": "train.py:12", "op": "item", "count": 1, "cuda": true},
+      {"site": "train.py:12", "op": "sync", "count": 1, "cuda": true},
+      {"site": "train.py:14", "op": "sync", "count": 3, "cuda": true}]})";
+  const Evidence debug = with_steps(kH100, {both, both}, R"(, "sync_debug": true)");
+  const Verdict item = judge(finding("PFL201", 12), debug);
+  EXPECT_EQ(item.state, Verdict::State::Inconclusive);
+  EXPECT_EQ(item.evidence.rfind("1.0 host syncs per step", 0), 0u) << item.evidence;  // not 2: counted once
+  EXPECT_EQ(judge(finding("PFL202", 14), debug).evidence.rfind("3.0 host syncs per step", 0), 0u);
+  const Evidence counted = with_steps(kH100, {both});  // no sync debug mode: only the call counters
+  EXPECT_EQ(judge(finding("PFL202", 14), counted).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL201", 12), counted).evidence.rfind("1.0 host syncs per step", 0), 0u);
+}
+
+TEST(ProbeVerdict, ConvAndPrecisionVerdictsNeedTracingUnlessAFlagAlreadyDecides) {
+  const std::string bench = R"({"warmup": false, "wall_ms": 10, "autocast": true, "flags": {"cudnn_benchmark": true}})";
+  EXPECT_EQ(judge(finding("PFL503", 2), with_steps(kH100, {bench})).state, Verdict::State::Refuted);
+  EXPECT_EQ(judge(finding("PFL402", 2), with_steps(kH100, {bench})).state, Verdict::State::Refuted);
+  const std::string plain = R"({"warmup": false, "wall_ms": 10})";
+  EXPECT_EQ(judge(finding("PFL503", 2), with_steps(kH100, {plain})).state, Verdict::State::Inconclusive);
+  Evidence traced = with_steps(kH100, {R"({"warmup": true, "wall_ms": 10})", plain});
+  ASSERT_TRUE(add_gpu_activity(traced, R"({"status": "ok", "steps": [{"wall_ns": 10000000, "busy_ns": 9000000,
+      "kernel_ns": {"conv": 3000000, "fp32_gemm": 1000000}}]})", "g.json").ok());
+  const Verdict conv = judge(finding("PFL503", 2), traced);
+  EXPECT_EQ(conv.state, Verdict::State::Confirmed);
+  EXPECT_NEAR(*conv.cost_ms_per_step, 3.0, 1e-9);
+  const Verdict amp = judge(finding("PFL402", 2), traced);
+  EXPECT_EQ(amp.state, Verdict::State::Confirmed);
+  EXPECT_NEAR(*amp.cost_ms_per_step, 4.0, 1e-9);
+}
+
+TEST(ProbeVerdict, TracingOverheadComparesTheUntracedWarmUpWithTheMeasuredSteps) {
+  Evidence e = with_steps(kH100, {R"({"warmup": true, "wall_ms": 900})", R"({"warmup": true, "wall_ms": 10})",
+                                  R"({"warmup": true, "wall_ms": 12})", R"({"warmup": false, "wall_ms": 11.5})",
+                                  R"({"warmup": false, "wall_ms": 11.5})"});
+  EXPECT_FALSE(e.tracing_overhead());  // shim only: nothing to compare
+  ASSERT_TRUE(add_gpu_activity(e, R"({"status": "ok", "steps": [{"wall_ns": 1}, {"wall_ns": 1}]})", "g.json").ok());
+  const auto o = e.tracing_overhead();
+  ASSERT_TRUE(o);
+  EXPECT_NEAR(o->untraced_ms, 11.0, 1e-9);  // the first (start-up) step is left out
+  EXPECT_NEAR(o->traced_ms, 11.5, 1e-9);
+  EXPECT_EQ(o->untraced_steps, 2);
+}
+
+TEST(ProbeVerdict, ACalibrationTurnsTheTf32UpperBoundIntoAnEstimate) {
+  Evidence e = parse(evidence_json(kH100, 3, 10.0, 0.5, 2));
+  ASSERT_TRUE(add_gpu_activity(e, gpu_json(0, 4000000, 9500000), "g.json").ok());
+  const Verdict bound = judge(finding("PFL401", 1), e);
+  ASSERT_TRUE(bound.cost_ms_per_step);
+  EXPECT_NEAR(*bound.cost_ms_per_step, 4.0, 1e-9);
+  const auto cal = perflint::testing::sample_cuda_calibration();  // fp32 50 TFLOP/s, TF32 400 TFLOP/s
+  const Verdict estimated = judge(finding("PFL401", 1), e, &cal);
+  EXPECT_EQ(estimated.state, Verdict::State::Confirmed);
+  ASSERT_TRUE(estimated.cost_ms_per_step);
+  EXPECT_NEAR(*estimated.cost_ms_per_step, 4.0 * (1.0 - 50000.0 / 400000.0), 1e-6);  // 3.5 ms
+  EXPECT_NE(estimated.evidence.find("perflint calibrate"), std::string::npos) << estimated.evidence;
+  // Refuted findings are not touched by a calibration.
+  Evidence none = parse(evidence_json(kH100, 3, 10.0, 0.5, 2));
+  ASSERT_TRUE(add_gpu_activity(none, gpu_json(0, 0, 2000000), "g.json").ok());
+  EXPECT_EQ(judge(finding("PFL401", 1), none, &cal).state, Verdict::State::Refuted);
 }
 
 }  // namespace

@@ -28,13 +28,14 @@ def has_torch():
 HAS_TORCH = has_torch()
 
 
-def probe(script, *args, steps=5, warmup=2, timeout=180):
-    """Runs the shim on scripts/<script>; returns (exit code, evidence dict, stdout+stderr)."""
+def probe(script, *args, steps=5, warmup=2, timeout=180, apply=(), env=None):
+    """Runs the shim on scripts/<script>; returns (exit code, evidence dict, stdout+stderr).
+    `apply`: --apply values; `env`: extra environment variables."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "evidence.json")
-        env = dict(os.environ, PYTHONPATH=SHIM)
+        env = dict(os.environ, PYTHONPATH=SHIM, **(env or {}))
         cmd = [PYTHON, "-m", "perflint_probe", "--steps", str(steps), "--warmup", str(warmup), "--out", out,
-               "--", os.path.join(SCRIPTS, script), *args]
+               *[a for fix in apply for a in ("--apply", fix)], "--", os.path.join(SCRIPTS, script), *args]
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=tmp)
         evidence = None
         if os.path.exists(out):
@@ -129,6 +130,147 @@ class ShimTest(unittest.TestCase):
                 ev = json.load(f)
             self.assertEqual(ev["exit"]["reason"], "terminated")
             self.assertEqual(p.returncode, 128 + 15)
+
+
+def applied(evidence, fix):
+    """The evidence's `applied` entry for one --apply value."""
+    (entry,) = [a for a in evidence["applied"] if a["fix"] == fix]
+    return entry
+
+
+@unittest.skipUnless(HAS_TORCH, "no torch for %s (Debian: apt-get install python3-torch)" % PYTHON)
+class FixTest(unittest.TestCase):
+    """--apply FIX (probe/shim/perflint_probe/fixes.py): what `perflint --probe --verify` runs."""
+
+    def test_loader_fixes_change_the_users_dataloader(self):
+        code, ev, log = probe("data_bound.py", steps=3, warmup=1, apply=["workers=2", "pin_memory,persistent_workers"])
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["exit"]["reason"], "steps_reached")
+        (loader,) = ev["dataloaders"]
+        self.assertEqual((loader["num_workers"], loader["pin_memory"], loader["persistent_workers"]), (2, True, True))
+        self.assertEqual(loader["fixes"], ["workers=2", "pin_memory", "persistent_workers"])
+        for fix in ("workers=2", "pin_memory", "persistent_workers"):
+            self.assertEqual(applied(ev, fix), {"fix": fix, "applied": 1, "error": None, "notes": []})
+
+    def test_a_loader_fix_with_a_site_changes_only_the_loader_built_there(self):
+        script = os.path.join(SCRIPTS, "data_bound.py")
+        here, elsewhere = script + ":26", script + ":25"
+        code, ev, log = probe("data_bound.py", steps=2, warmup=0, apply=["workers=2@" + elsewhere, "pin_memory@" + here])
+        self.assertEqual(code, 0, log)
+        (loader,) = ev["dataloaders"]
+        self.assertEqual(loader["site"], here)  # the string the fix matched
+        self.assertEqual((loader["num_workers"], loader["pin_memory"]), (0, True))
+        self.assertEqual(applied(ev, "workers=2@" + elsewhere)["applied"], 0)
+        self.assertEqual(applied(ev, "pin_memory@" + here)["applied"], 1)
+
+    def test_a_worker_that_cannot_start_is_a_crash_with_its_traceback(self):
+        code, ev, log = probe("spawn_workers.py", steps=2, warmup=0, apply=["workers=2"], timeout=120)
+        self.assertEqual(code, 1, log)
+        self.assertEqual(ev["exit"]["reason"], "crash")
+        self.assertIn("Can't pickle <function <lambda>", ev["exit"]["traceback"])
+        self.assertEqual(applied(ev, "workers=2")["applied"], 1)
+
+    def test_a_stuck_worker_is_a_crash_not_a_hang(self):
+        code, ev, log = probe("stuck_worker.py", steps=2, warmup=0, apply=["workers=1"], timeout=120,
+                              env={"PERFLINT_PROBE_WORKER_TIMEOUT": "2"})
+        self.assertEqual(code, 1, log)
+        self.assertEqual(ev["exit"]["reason"], "crash")
+        self.assertIn("DataLoader timed out after 2.0 seconds", ev["exit"]["traceback"])
+
+    def test_no_spawned_workers_for_a_loader_built_outside_the_main_guard(self):
+        code, ev, log = probe("spawn_workers.py", "--unguarded", steps=2, warmup=0, apply=["workers=2"])
+        self.assertEqual(code, 0, log)
+        (loader,) = ev["dataloaders"]
+        self.assertEqual(loader["num_workers"], 0)
+        entry = applied(ev, "workers=2")
+        self.assertEqual(entry["applied"], 0)
+        self.assertIn('outside `if __name__ == "__main__":`', entry["notes"][0])
+
+    def test_no_anomaly_on_a_script_that_turns_it_on(self):
+        code, ev, log = probe("compute_bound.py", steps=3, warmup=1, apply=["no_anomaly"])
+        self.assertEqual(code, 0, log)
+        self.assertEqual(len(ev["steps"]), 4)
+        self.assertFalse(any(s["flags"]["anomaly"] for s in ev["steps"]))
+        self.assertEqual(applied(ev, "no_anomaly")["applied"], 1)  # its one set_detect_anomaly(True)
+
+    def test_no_checkpoint_calls_the_blocks_directly(self):
+        code, ev, log = probe("checkpointed.py", steps=3, warmup=1, apply=["no_checkpoint"])
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["exit"]["reason"], "steps_reached")
+        # The probe's timing wrapper stays around the pass-through: the 8 calls a step are still seen.
+        self.assertEqual([s["checkpoint_calls"] for s in ev["steps"]], [8] * 4)
+        self.assertEqual(applied(ev, "no_checkpoint")["applied"], 32)
+
+    def test_flag_fixes_hold_although_the_script_sets_the_flags_back(self):
+        code, ev, log = probe("debug_flags.py", steps=3, warmup=1)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["applied"], [])
+        before = ev["steps"][-1]["flags"]
+        self.assertTrue(before["anomaly"] and before["profiler"] and before["launch_blocking"])
+        self.assertFalse(before["tf32_matmul"] or before["cudnn_benchmark"])
+
+        fixes = ["tf32", "cudnn_benchmark", "no_anomaly", "no_profiler", "no_deterministic", "no_launch_blocking",
+                 "set_to_none", "non_blocking"]
+        code, ev, log = probe("debug_flags.py", steps=3, warmup=1, apply=[",".join(fixes)])
+        self.assertEqual(code, 0, log)
+        self.assertEqual(len(ev["steps"]), 4)
+        for s in ev["steps"]:  # the first step too: the first forward of a step re-asserts
+            f = s["flags"]
+            self.assertTrue(f["tf32_matmul"] and f["tf32_cudnn"] and f["cudnn_benchmark"], f)
+            self.assertFalse(f["anomaly"] or f["profiler"] or f["launch_blocking"], f)
+            self.assertFalse(f.get("deterministic_algorithms", False), f)
+        counts = {a["fix"]: a["applied"] for a in ev["applied"]}
+        self.assertEqual([a["error"] for a in ev["applied"]], [None] * len(fixes))
+        self.assertEqual(list(counts), fixes)
+        # one profiler, one detect_anomaly() and one zero_grad(set_to_none=False) a step
+        self.assertEqual((counts["no_profiler"], counts["no_anomaly"], counts["set_to_none"]), (4, 4, 4))
+        # set at install, and again once the script set it back before its loop
+        self.assertEqual((counts["tf32"], counts["cudnn_benchmark"]), (2, 2))
+        self.assertEqual((counts["no_deterministic"], counts["no_launch_blocking"]), (1, 1))
+        self.assertEqual(counts["non_blocking"], 0)  # no CUDA here
+
+    def test_unknown_or_malformed_fix_is_a_usage_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "evidence.json")
+            for value, says in (("tf32,warp_speed", "unknown fix 'warp_speed'"), ("workers", "workers=N"),
+                                ("workers=two", "workers=N"), ("tf32@x.py:3", "takes no @SITE"),
+                                ("no_anomaly=1", "takes no value")):
+                p = subprocess.run([PYTHON, "-m", "perflint_probe", "--out", out, "--apply", value, "--",
+                                    os.path.join(SCRIPTS, "crash_at_3.py")], capture_output=True, text=True,
+                                   env=dict(os.environ, PYTHONPATH=SHIM), timeout=60)
+                self.assertEqual(p.returncode, 2, value)
+                self.assertIn(says, p.stderr)
+                self.assertFalse(os.path.exists(out))
+
+    def test_apply_values_split_on_commas_but_not_inside_a_site(self):
+        sys.path.insert(0, SHIM)
+        from perflint_probe import fixes
+
+        got = [(f.name, f.count, f.site, f.given)
+               for f in fixes.parse(["workers=2@/a,b/t.py:7,tf32", "pin_memory", "tf32", "pin_memory@/a,b/t.py:9"])]
+        self.assertEqual(got, [("workers", 2, "/a,b/t.py:7", "workers=2@/a,b/t.py:7"), ("tf32", None, None, "tf32"),
+                               ("pin_memory", None, None, "pin_memory"),
+                               ("pin_memory", None, "/a,b/t.py:9", "pin_memory@/a,b/t.py:9")])
+
+    def test_non_blocking_goes_where_the_call_put_it(self):
+        sys.path.insert(0, SHIM)
+        import torch
+        from perflint_probe.fixes import _to_non_blocking
+
+        t = torch.zeros(1)
+        cases = [
+            (("cuda",), {}, ("cuda",), {"non_blocking": True}),
+            (("cuda", torch.float16), {}, ("cuda", torch.float16), {"non_blocking": True}),
+            (("cuda", torch.float16, False), {}, ("cuda", torch.float16, True), {}),
+            (("cuda", None, False), {}, ("cuda", None, True), {}),
+            ((t, False), {}, (t, True), {}),
+            ((), {"device": "cuda", "non_blocking": False}, (), {"device": "cuda", "non_blocking": True}),
+        ]
+        for args, kwargs, want_args, want_kwargs in cases:
+            got_args, got_kwargs = _to_non_blocking(torch, args, kwargs)
+            self.assertEqual((got_args, got_kwargs), (want_args, want_kwargs))
+            # torch reads them as a non-blocking copy to CUDA
+            self.assertTrue(torch._C._nn._parse_to(*got_args, **got_kwargs)[2])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import argparse
 import sys
 
+from perflint_probe import fixes
 from perflint_probe.runtime import Probe
 
 
@@ -11,11 +12,17 @@ def main(argv):
     parser.add_argument("--steps", type=int, default=10, help="measured steps after warm-up")
     parser.add_argument("--warmup", type=int, default=3, help="steps run before measuring")
     parser.add_argument("--out", required=True, help="where to write the evidence JSON")
+    parser.add_argument("--apply", action="append", default=[], metavar="FIX",
+                        help="a run-time fix (repeatable, or comma-separated): %s" % ", ".join(sorted(fixes.FIXES)))
     parser.add_argument("script", help="the training script")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
     opts = parser.parse_args(argv)
     args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
-    probe = Probe(steps=opts.steps, warmup=opts.warmup, out=opts.out)
+    try:
+        requested = fixes.parse(opts.apply)
+    except fixes.UsageError as e:
+        parser.error(str(e))  # exit 2
+    probe = Probe(steps=opts.steps, warmup=opts.warmup, out=opts.out, apply=requested)
     return probe.run(opts.script, args)
 
 

@@ -5,6 +5,7 @@ in the script already gets the wrapper. Wrappers never change arguments or resul
 """
 
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -14,15 +15,17 @@ _SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
 _local = threading.local()
 
 
-def _user_site(torch_dir, depth=2):
-    """file:line of the innermost frame outside torch and the shim (the user's code)."""
+def _user_site(torch_dir, depth=2, skip=None):
+    """file:line of the innermost frame outside torch and the shim (the user's code); `skip`: one
+    more file to pass over (the warnings module, between a warning and its handler)."""
     try:
         f = sys._getframe(depth)
     except ValueError:
         return "?"
     while f is not None:
         name = f.f_code.co_filename
-        if not name.startswith(torch_dir) and not name.startswith(_SHIM_DIR) and not name.startswith("<"):
+        if (not name.startswith(torch_dir) and not name.startswith(_SHIM_DIR) and not name.startswith("<")
+                and name != skip):
             return "%s:%d" % (name, f.f_lineno)
         f = f.f_back
     return "?"
@@ -140,6 +143,10 @@ def install(probe):
         if orig is not None:
             setattr(torch.Tensor, op, _counting(orig, op, probe, torch_dir))
 
+    # ---- zero_grad: time per step, and whether it zero-filled the gradients ----------------------
+    torch.optim.Optimizer.zero_grad = _timed_zero_grad(torch.optim.Optimizer.zero_grad, probe)
+    torch.nn.Module.zero_grad = _timed_zero_grad(torch.nn.Module.zero_grad, probe)
+
     # ---- activation checkpointing -------------------------------------------------------------
     import torch.utils.checkpoint as cp
 
@@ -199,3 +206,92 @@ def _timed_checkpoint(orig, probe):
                 probe.current.checkpoint_ms += (time.perf_counter() - t0) * 1000.0
 
     return wrapper
+
+
+def _timed_zero_grad(orig, probe):
+    """Times zero_grad and tells whether this call filled gradients with zeros (set_to_none=False,
+    given or the torch version's default: False before torch 2.0, True after)."""
+    try:
+        default = inspect.signature(orig).parameters["set_to_none"].default
+    except (KeyError, TypeError, ValueError):
+        default = True
+
+    @functools.wraps(orig)
+    def wrapper(self, *args, **kwargs):
+        if not probe.in_user_code():
+            return orig(self, *args, **kwargs)
+        set_to_none = kwargs.get("set_to_none", args[0] if args else default)
+        t0 = time.perf_counter()
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            c = probe.current
+            c.zero_grad_calls += 1
+            c.zero_grad_fill_calls += 0 if set_to_none else 1
+            c.zero_grad_ms += (time.perf_counter() - t0) * 1000.0
+
+    return wrapper
+
+
+class SyncDebug:
+    """Host syncs on CUDA, attributed to the user's file:line, from torch.cuda.set_sync_debug_mode.
+
+    In "warn" mode torch raises a UserWarning ("called a synchronizing CUDA operation") from every
+    synchronizing call, including those deep inside torch (nonzero, masked indexing, `if tensor:`).
+    The probe makes that warning always fire (a filter at the front of warnings.filters) and takes it
+    out of warnings.showwarning before anything prints it, so the script's output and its own warning
+    handling stay as they were. Both are re-asserted at every step (the script may replace them).
+    Started at the first step boundary, only when the script has already initialized CUDA: the probe
+    never initializes CUDA itself, and never overrides a sync debug mode the script chose.
+    """
+
+    MESSAGE = "called a synchronizing CUDA operation"
+
+    @classmethod
+    def start(cls, probe):
+        torch = probe.torch
+        try:
+            if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+                return False
+            if not hasattr(torch.cuda, "set_sync_debug_mode") or torch.cuda.get_sync_debug_mode() != 0:
+                return False
+            self = cls(probe)
+            self.reassert()
+            torch.cuda.set_sync_debug_mode("warn")
+            return self
+        except Exception:
+            return False
+
+    def __init__(self, probe):
+        import warnings
+
+        self.probe = probe
+        self.warnings = warnings
+        self.torch_dir = os.path.dirname(os.path.abspath(probe.torch.__file__))
+        self.filter = ("always", None, UserWarning, None, 0)
+        self.hook = None
+
+    def reassert(self):
+        warnings = self.warnings
+        try:
+            current = warnings.filters
+            if not current or current[0][0] != "always" or getattr(current[0][1], "pattern", None) != self.MESSAGE:
+                warnings.filterwarnings("always", message=self.MESSAGE, category=UserWarning)
+            if warnings.showwarning is not self.hook:
+                self.hook = self._make_hook(warnings.showwarning)
+                warnings.showwarning = self.hook
+        except Exception:
+            pass
+
+    def _make_hook(self, previous):
+        probe, torch_dir, message = self.probe, self.torch_dir, self.MESSAGE
+        warnings_file = self.warnings.__file__
+
+        def showwarning(msg, category, filename, lineno, file=None, line=None):
+            if category is UserWarning and str(msg).startswith(message):
+                if probe.in_user_code():
+                    probe.count_sync("sync", _user_site(torch_dir, 1, warnings_file), True)
+                return None
+            return previous(msg, category, filename, lineno, file, line)
+
+        return showwarning

@@ -16,13 +16,15 @@ import time
 import traceback
 
 from perflint_probe import EVIDENCE_SCHEMA
+from perflint_probe import fixes
 from perflint_probe import patches
 
 
 class StepCounters:
     """What one step did. Reset at every boundary."""
 
-    __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls")
+    __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls",
+                 "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms")
 
     def __init__(self, start):
         self.start = start
@@ -32,10 +34,13 @@ class StepCounters:
         self.checkpoint_calls = 0
         self.checkpoint_ms = 0.0
         self.backward_calls = 0
+        self.zero_grad_calls = 0
+        self.zero_grad_fill_calls = 0  # calls that zero-filled the gradients (set_to_none=False)
+        self.zero_grad_ms = 0.0
 
 
 class Probe:
-    def __init__(self, steps, warmup, out):
+    def __init__(self, steps, warmup, out, apply=()):
         self.steps = max(1, steps)
         self.warmup = max(0, warmup)
         self.out = out
@@ -53,6 +58,9 @@ class Probe:
         self.exit = {"reason": "script_exit", "code": 0}
         self.progress_fd = None  # `<out>.progress`: steps done so far, for the runner's progress line
         self.cupti = _cupti_library()  # the injection library when the runner loaded it, else None
+        self.fixes = list(apply)  # --apply: run-time fixes (fixes.py), installed after the patches
+        self.fix_context = None
+        self.sync_debug = None  # patches.SyncDebug once torch.cuda.set_sync_debug_mode("warn") is on
 
     # ---- running the script -----------------------------------------------------------------
     def run(self, script, args):
@@ -68,6 +76,7 @@ class Probe:
             self.write()
             return 1
         patches.install(self)
+        self.fix_context = fixes.install(self)
         if self.cupti is not None and self.warmup > 0:
             self.cupti.perflint_cupti_enable(0)  # warm-up untraced: the report compares the two
         signal.signal(signal.SIGTERM, self._on_sigterm)
@@ -117,6 +126,10 @@ class Probe:
             self.marker = "optimizer" if self.optimizer_created else "backward"
         if kind != self.marker:
             return
+        if self.sync_debug is None:
+            self.sync_debug = patches.SyncDebug.start(self)  # only once CUDA is in use: never initializes it
+        elif self.sync_debug:
+            self.sync_debug.reassert()
         if self.cupti is not None:
             self.cupti.perflint_cupti_mark_step()
             if len(self.records) + 1 == self.warmup:
@@ -134,10 +147,16 @@ class Probe:
                 "checkpoint_calls": c.checkpoint_calls,
                 "checkpoint_forward_ms": c.checkpoint_ms,
                 "backward_calls": c.backward_calls,
+                "zero_grad_calls": c.zero_grad_calls,
+                "zero_grad_fill_calls": c.zero_grad_fill_calls,
+                "zero_grad_ms": c.zero_grad_ms,
+                "compiles": self.compile_count(),
                 "flags": self.flags(),
             }
         )
         self.current = StepCounters(time.perf_counter())
+        if self.fix_context is not None:
+            self.fix_context.reassert()  # after the snapshot: the flags show what the step ran with
         self._progress(len(self.records))
         if len(self.records) >= self.warmup + self.steps:
             self.exit = {"reason": "steps_reached", "code": 0}
@@ -220,8 +239,20 @@ class Probe:
             "steps": self.records,
             "dataloaders": self.loaders,
             "compile": self.compile_stats(),
+            "applied": fixes.report(self.fixes),
+            "sync_debug": bool(self.sync_debug),
             "exit": self.exit,
         }
+
+    def compile_count(self):
+        """Frames torch.compile has compiled so far (cumulative; None without torch._dynamo)."""
+        dynamo = sys.modules.get("torch._dynamo.utils")
+        if dynamo is None or not hasattr(dynamo, "counters"):
+            return None
+        try:
+            return int(dynamo.counters.get("stats", {}).get("unique_graphs", 0))
+        except Exception:
+            return None
 
     def compile_stats(self):
         """torch.compile's counters (torch >= 2.0) when the script compiled anything; else None."""
@@ -249,7 +280,8 @@ class Probe:
             data = self.evidence()
         except Exception as e:  # a snapshot failed: still write what we have
             data = {"schema": EVIDENCE_SCHEMA, "steps": self.records, "dataloaders": self.loaders,
-                    "exit": self.exit, "error": "evidence snapshot failed: %s" % e}
+                    "exit": self.exit, "applied": fixes.report(self.fixes),
+                    "error": "evidence snapshot failed: %s" % e}
         tmp = "%s.tmp.%d" % (self.out, os.getpid())
         with open(tmp, "w") as f:
             json.dump(data, f, indent=1)

@@ -1,0 +1,108 @@
+// Run-time fixes per rule and the noise-aware comparison of a fixed run with the baseline.
+#include "probe/verify.hpp"
+
+#include <algorithm>
+
+#include "probe/verdict.hpp"
+#include "rules/rule.hpp"
+
+namespace perflint::probe {
+
+int fix_workers(unsigned hardware_threads) {
+  return static_cast<int>(std::clamp(hardware_threads, 1u, 8u));
+}
+
+std::string runtime_fix(const Finding& f, const Evidence& e, int workers) {
+  const std::string_view code = f.rule ? f.rule->code : std::string_view{};
+  // Loader fixes name the loader the finding is about, by the construction site the shim recorded.
+  auto at_loader = [&](const std::string& fix) -> std::string {
+    const LoaderEvidence* l = loader_for(f, e);
+    return l ? fix + "@" + l->site : std::string();
+  };
+  if (code == "PFL101") return at_loader("workers=" + std::to_string(workers));
+  if (code == "PFL102" || code == "PFL104") return at_loader("pin_memory");
+  if (code == "PFL105") return at_loader("persistent_workers");
+  if (code == "PFL103") return "non_blocking";
+  if (code == "PFL301") return "no_anomaly";
+  if (code == "PFL302") return "no_profiler";
+  if (code == "PFL303") return "no_launch_blocking";
+  if (code == "PFL304") return "no_deterministic";
+  if (code == "PFL401") return "tf32";
+  if (code == "PFL501") return "no_checkpoint";
+  if (code == "PFL502") return "set_to_none";
+  if (code == "PFL503") return "cudnn_benchmark";
+  return {};
+}
+
+namespace {
+// The q-quantile of sorted values, linear between neighbours.
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+}  // namespace
+
+RunFigure run_figure(const Evidence& e) {
+  std::vector<double> v;
+  for (const auto* s : e.measured()) v.push_back(s->wall_ms);
+  std::sort(v.begin(), v.end());
+  return RunFigure{quantile(v, 0.5), quantile(v, 0.75) - quantile(v, 0.25)};
+}
+
+Baseline make_baseline(const std::vector<RunFigure>& runs) {
+  Baseline b;
+  if (runs.empty()) return b;
+  std::vector<double> iqr;
+  for (const auto& r : runs) {
+    b.step_ms.push_back(r.step_ms);
+    iqr.push_back(r.iqr_ms);
+  }
+  const auto [lo, hi] = std::minmax_element(b.step_ms.begin(), b.step_ms.end());
+  b.spread_ms = std::max(*hi - *lo, median_of(iqr));
+  b.median_ms = median_of(b.step_ms);
+  return b;
+}
+
+Verification compare(const std::string& fix, const Baseline& baseline, const Evidence& fixed) {
+  Verification v;
+  v.fix = fix;
+  v.spread_ms = baseline.spread_ms;
+  if (!fixed.reached_steps()) {
+    v.status = "broke-script";
+    const std::string how = fixed.exit_reason == "script_exit"
+                                ? "the script exited with code " + std::to_string(fixed.exit_code)
+                                : "the script ended: " + fixed.exit_reason;
+    v.error = how + " after " + std::to_string(fixed.steps.size()) + " of " +
+              std::to_string(fixed.warmup + fixed.steps_requested) + " steps";
+    if (!fixed.traceback.empty()) {
+      // The last line of a traceback is the exception itself: the one line a report can show.
+      std::string tb = fixed.traceback;
+      while (!tb.empty() && tb.back() == '\n') tb.pop_back();
+      v.error += ": " + tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
+    }
+    return v;
+  }
+  for (const auto& a : fixed.applied) {
+    if (a.fix != fix && fix.find(a.fix) == std::string::npos) continue;
+    if (!a.error.empty()) {
+      v.status = "not-applied";
+      v.error = a.error;
+      return v;
+    }
+    if (a.count == 0) {
+      v.status = "not-applied";
+      v.error = "the fix " + a.fix + " never took effect during the run";
+      return v;
+    }
+  }
+  v.step_ms = run_figure(fixed).step_ms;
+  v.saving_ms_per_step = baseline.median_ms - *v.step_ms;
+  const double s = *v.saving_ms_per_step;
+  v.status = s > baseline.spread_ms ? "measured" : s < -baseline.spread_ms ? "slower" : "no-effect";
+  return v;
+}
+
+}  // namespace perflint::probe

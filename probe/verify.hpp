@@ -1,0 +1,41 @@
+// `perflint --probe --verify`: which run-time fix answers a finding, and how a run with that fix
+// compares with the repeated baseline. Pure: the runs themselves are the CLI's (cli/probe_cmd.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "probe/evidence.hpp"
+#include "rules/finding.hpp"
+
+namespace perflint::probe {
+
+// The shim's `--apply` value that fixes `finding` at run time (docs/probe-evidence.md, "Fixes"),
+// e.g. "workers=2@/src/train.py:20"; empty when the rule has no run-time fix or the evidence does
+// not say where to apply it (the loader was never constructed).
+std::string runtime_fix(const Finding& finding, const Evidence& baseline, int workers);
+
+// The worker count the workers fix uses on this machine: all cores, at most 8.
+int fix_workers(unsigned hardware_threads);
+
+// The figures each run is compared by: the median of its measured steps (robust to the odd slow
+// step: a garbage collection, another process) and its step-to-step spread, the interquartile range.
+struct RunFigure {
+  double step_ms = 0.0;
+  double iqr_ms = 0.0;
+};
+RunFigure run_figure(const Evidence& e);
+
+struct Baseline {
+  std::vector<double> step_ms;  // the median step of each baseline run
+  double median_ms = 0.0;       // their median
+  // The noise a saving must exceed: the larger of the range of the runs' medians (run-to-run) and
+  // the median of their interquartile ranges (step-to-step).
+  double spread_ms = 0.0;
+};
+Baseline make_baseline(const std::vector<RunFigure>& runs);
+
+// Compares a run with `fixes` applied against the baseline. `fixed` is its evidence (may be
+// partial: a fix that broke the script). A saving is "measured" only when it exceeds the spread.
+Verification compare(const std::string& fix, const Baseline& baseline, const Evidence& fixed);
+
+}  // namespace perflint::probe

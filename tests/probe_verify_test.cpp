@@ -1,0 +1,94 @@
+// --verify's pure parts: which run-time fix answers a finding, the baseline's noise, and how a fixed
+// run is judged against it (measured only beyond the spread; broken and unapplied fixes said so).
+#include <gtest/gtest.h>
+
+#include "probe/evidence.hpp"
+#include "probe/verify.hpp"
+#include "tests/finding_support.hpp"
+
+namespace perflint::probe {
+namespace {
+
+Finding finding(std::string_view code, uint32_t line) { return testing::finding_at(code, line); }
+
+// A run whose measured steps take `step_ms` each; `applied` is the evidence's "applied" list.
+Evidence run(double step_ms, const std::string& reason = "steps_reached", const std::string& applied = "[]") {
+  const std::string json = R"({"schema": 1, "steps_requested": 2, "warmup": 1, "exit": {"reason": ")" + reason +
+                           R"(", "code": 1, "traceback": "Traceback...\n  File x\nPicklingError: cannot pickle 'lambda'"},
+      "applied": )" + applied + R"(, "steps": [{"warmup": true, "wall_ms": 999}, {"warmup": false, "wall_ms": )" +
+                           std::to_string(step_ms) + R"(}, {"warmup": false, "wall_ms": )" + std::to_string(step_ms) +
+                           R"(}], "dataloaders": [{"site": "/abs/train.py:20", "num_workers": 0}]})";
+  auto e = parse_evidence(json, "e.json");
+  EXPECT_TRUE(e.ok()) << e.error().message;
+  return e.ok() ? *e : Evidence{};
+}
+
+TEST(ProbeVerify, EachRuleMapsToTheShimsRunTimeFix) {
+  Evidence e = run(10);
+  e.loaders.front().file = "train.py";  // the finding's path as linted
+  EXPECT_EQ(runtime_fix(finding("PFL101", 22), e, 2), "workers=2@/abs/train.py:20");  // the site as recorded
+  EXPECT_EQ(runtime_fix(finding("PFL102", 20), e, 2), "pin_memory@/abs/train.py:20");
+  EXPECT_EQ(runtime_fix(finding("PFL101", 60), e, 2), "");  // no loader built near that line: nothing to apply
+  EXPECT_EQ(runtime_fix(finding("PFL301", 5), e, 2), "no_anomaly");
+  EXPECT_EQ(runtime_fix(finding("PFL501", 5), e, 2), "no_checkpoint");
+  EXPECT_EQ(runtime_fix(finding("PFL401", 5), e, 2), "tf32");
+  EXPECT_EQ(runtime_fix(finding("PFL201", 5), e, 2), "");  // .item() has no run-time fix
+  EXPECT_EQ(fix_workers(2), 2);
+  EXPECT_EQ(fix_workers(64), 8);
+  EXPECT_EQ(fix_workers(0), 1);
+}
+
+TEST(ProbeVerify, BaselineIsTheMedianRunAndItsSpreadTheLargerNoise) {
+  // Run-to-run: medians 10, 12, 11 -> range 2 beats the step-to-step IQRs (0.5).
+  const Baseline b = make_baseline({{10.0, 0.5}, {12.0, 0.5}, {11.0, 0.5}});
+  EXPECT_DOUBLE_EQ(b.median_ms, 11.0);
+  EXPECT_DOUBLE_EQ(b.spread_ms, 2.0);
+  // Step-to-step: noisy steps, steady runs -> the median IQR.
+  const Baseline noisy = make_baseline({{10.0, 3.0}, {10.2, 4.0}});
+  EXPECT_DOUBLE_EQ(noisy.median_ms, 10.1);
+  EXPECT_DOUBLE_EQ(noisy.spread_ms, 3.5);
+}
+
+TEST(ProbeVerify, ARunIsItsMedianStepAndItsInterquartileRange) {
+  Evidence e = run(10.0);
+  e.steps.push_back(e.steps.back());
+  e.steps.back().wall_ms = 100.0;  // one slow step among 10, 10: the median ignores it
+  e.steps.push_back(e.steps.back());
+  e.steps.back().wall_ms = 12.0;
+  const RunFigure f = run_figure(e);  // 10, 10, 12, 100
+  EXPECT_DOUBLE_EQ(f.step_ms, 11.0);
+  EXPECT_DOUBLE_EQ(f.iqr_ms, 34.0 - 10.0);  // p75 = 12 + 0.25 * 88
+}
+
+TEST(ProbeVerify, ASavingIsMeasuredOnlyBeyondTheSpread) {
+  const Baseline b = make_baseline({{20.0, 0.0}, {21.0, 0.0}, {22.0, 0.0}});  // median 21, spread 2
+  const Verification fast = compare("no_anomaly", b, run(15.0));
+  EXPECT_EQ(fast.status, "measured");
+  EXPECT_DOUBLE_EQ(*fast.saving_ms_per_step, 6.0);
+  EXPECT_DOUBLE_EQ(*fast.spread_ms, 2.0);
+  EXPECT_DOUBLE_EQ(*fast.step_ms, 15.0);
+  EXPECT_EQ(compare("no_anomaly", b, run(19.5)).status, "no-effect");  // 1.5 ms < 2 ms spread
+  EXPECT_EQ(compare("no_anomaly", b, run(24.0)).status, "slower");
+}
+
+TEST(ProbeVerify, AFixThatBreaksTheScriptOrNeverTakesEffectIsSaidSo) {
+  const Baseline b = make_baseline({{20.0, 0.0}, {22.0, 0.0}});
+  const Verification broke = compare("workers=2@/abs/train.py:20", b, run(5.0, "crash"));
+  EXPECT_EQ(broke.status, "broke-script");
+  EXPECT_FALSE(broke.saving_ms_per_step);
+  EXPECT_NE(broke.error.find("PicklingError: cannot pickle 'lambda'"), std::string::npos) << broke.error;
+  const Verification idle =
+      compare("pin_memory@/abs/train.py:20", b,
+              run(5.0, "steps_reached", R"([{"fix": "pin_memory@/abs/train.py:20", "applied": 0, "error": null}])"));
+  EXPECT_EQ(idle.status, "not-applied");
+  const Verification failed =
+      compare("tf32", b, run(5.0, "steps_reached", R"([{"fix": "tf32", "applied": 0, "error": "no CUDA backend"}])"));
+  EXPECT_EQ(failed.status, "not-applied");
+  EXPECT_EQ(failed.error, "no CUDA backend");
+  const Verification took =
+      compare("tf32", b, run(5.0, "steps_reached", R"([{"fix": "tf32", "applied": 3, "error": null}])"));
+  EXPECT_EQ(took.status, "measured");
+}
+
+}  // namespace
+}  // namespace perflint::probe
