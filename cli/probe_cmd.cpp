@@ -167,6 +167,9 @@ void verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
     if (any_prediction) v.all_predicted_ms = predicted;
     if (all.step_ms && *all.step_ms > 0.0) v.all_speedup = b.median_ms / *all.step_ms;
   }
+  if (order.empty()) v.notes.push_back("no finding with a run-time fix was confirmed or inconclusive: nothing to re-run");
+  else if (working.empty() && !interrupted)
+    v.notes.push_back("no all-fixes run: every fix broke the script or never took effect");
   if (interrupted) v.notes.push_back("interrupted: the runs after Ctrl-C were not made");
   s.verify = std::move(v);
 }

@@ -167,5 +167,22 @@ TEST(ProbeCliVerify, AFixWithNoEffectIsReportedAsSuch) {
   ADD_FAILURE() << "the fix was not reported as having no effect, twice:\n" << last;
 }
 
+TEST(ProbeCliVerify, AFixThatBreaksTheScriptIsReportedWithItsError) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--verify", "--verify-runs", "2", "--steps", "4", "--warmup", "1", "--python",
+                         "/usr/bin/python3", "--output-format", "json", kScripts + "unpicklable_loader.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* v = verify_of(*doc, "PFL101");
+  ASSERT_NE(v, nullptr) << r.out;
+  EXPECT_EQ(v->string("status"), "broke-script") << r.out;
+  EXPECT_NE(v->string("error").value_or("").find("pickle"), std::string::npos) << r.out;
+  EXPECT_FALSE(finding(*doc, "PFL101")->get("verdict")->num("measured_saving_ms_per_step"));
+  const jsonr::Node* verify = doc->get("probe")->get("verify");
+  EXPECT_EQ(verify->get("all_fixes")->get("fixes")->items.size(), 0u);  // nothing left to combine
+  ASSERT_EQ(verify->get("notes")->items.size(), 1u);
+  EXPECT_NE(verify->get("notes")->items[0].str.find("every fix broke"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace perflint
