@@ -262,6 +262,8 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   s.data_wait_share = e.data_wait_share();
   if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();
   s.gpu_status = e.gpu_status;
+  for (const auto& g : e.gemm_shapes)
+    s.gemm_shapes.emplace_back(std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k), g.calls);
   s.exit_reason = e.exit_reason;
   s.exit_code = e.exit_code;
   if (outcome->end == probe::RunOutcome::End::TimedOut) s.exit_reason = "timeout";

@@ -125,9 +125,15 @@ Expected<Estimate> estimate_pinned_saving(const Calibration& c, const Evidence& 
   return est;
 }
 
+std::optional<GemmShape> dominant_gemm(const Evidence& e) {
+  if (e.gemm_shapes.empty()) return std::nullopt;
+  const auto& g = e.gemm_shapes.front();
+  return GemmShape{g.m, g.n, g.k};
+}
+
 Expected<Estimate> estimate_tf32_saving(const Calibration& c, const Evidence& e) {
   if (auto err = untraced(e)) return *err;
-  return estimate_gemm_saving(c, GemmDtype::Tf32, e.gpu_mean(&GpuStep::fp32_gemm_ns));
+  return estimate_gemm_saving(c, GemmDtype::Tf32, e.gpu_mean(&GpuStep::fp32_gemm_ns), dominant_gemm(e));
 }
 
 Expected<Estimate> estimate_sync_saving(const Calibration& c, const Evidence& e) {

@@ -45,6 +45,9 @@ Expected<Estimate> estimate_launch_saving(const Calibration& c, double launches_
 // count is not in the evidence: the synchronous H2D copies stand in for it (every pageable copy is
 // one; the formula says so).
 Expected<Estimate> estimate_pinned_saving(const Calibration& c, const Evidence& e);
+// The GEMM shape that did the most work in the probed run (nn.Linear forwards), if the shim saw one.
+std::optional<GemmShape> dominant_gemm(const Evidence& e);
+// TF32 at the dominant observed shape (the nearest calibrated one), else the lower-bound fallback.
 Expected<Estimate> estimate_tf32_saving(const Calibration& c, const Evidence& e);
 Expected<Estimate> estimate_sync_saving(const Calibration& c, const Evidence& e);
 Expected<Estimate> estimate_launch_saving(const Calibration& c, const Evidence& e);

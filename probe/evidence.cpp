@@ -108,6 +108,15 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.exit_code = static_cast<int>(exit->num("code").value_or(0));
   e.traceback = exit->string("traceback").value_or("");
   e.sync_debug = d.boolean("sync_debug").value_or(false);
+  if (const auto* g = d.get("gemm_shapes"); g && g->is_array())
+    for (const auto& x : g->items) {
+      Evidence::GemmSeen seen;
+      seen.m = static_cast<int64_t>(x.num("m").value_or(0));
+      seen.n = static_cast<int64_t>(x.num("n").value_or(0));
+      seen.k = static_cast<int64_t>(x.num("k").value_or(0));
+      seen.calls = static_cast<int64_t>(x.num("calls").value_or(0));
+      if (seen.m > 0 && seen.n > 0 && seen.k > 0) e.gemm_shapes.push_back(seen);
+    }
   if (const auto* applied = d.get("applied"); applied && applied->is_array())
     for (const auto& a : applied->items) {
       AppliedFix fix;

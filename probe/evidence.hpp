@@ -79,6 +79,10 @@ struct Evidence {
   std::string exit_reason;  // steps_reached | script_exit | crash | interrupted | terminated
   int exit_code = 0;
   std::string traceback;
+  struct GemmSeen {
+    int64_t m = 0, n = 0, k = 0, calls = 0;
+  };
+  std::vector<GemmSeen> gemm_shapes;  // nn.Linear forwards, most work first
   std::vector<AppliedFix> applied;
   bool sync_debug = false;  // host syncs came from torch.cuda.set_sync_debug_mode (op "sync")
 

@@ -103,6 +103,14 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("gpu_busy_share", p->gpu_busy_share >= 0 ? Value(p->gpu_busy_share) : Value());
     probe.set("overhead", p->overhead);
     probe.set("calibration", p->calibration);
+    Value shapes = json::Array{};
+    for (const auto& [shape, calls] : p->gemm_shapes) {
+      Value g;
+      g.set("shape", shape);
+      g.set("calls", calls);
+      shapes.push(std::move(g));
+    }
+    probe.set("gemm_shapes", std::move(shapes));
     Value diagnoses = json::Array{};
     for (const auto& [kind, text] : p->diagnoses) {
       Value d;

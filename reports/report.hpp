@@ -42,6 +42,7 @@ struct ProbeSummary {
   std::string gpu_status;             // the CUPTI library's status, when it ran
   std::string overhead;               // what is known of the probe's own overhead
   std::string calibration;            // the calibration file used, or why none
+  std::vector<std::pair<std::string, int64_t>> gemm_shapes;  // ("MxNxK", calls) seen, most work first
   std::string exit_reason;            // steps_reached | script_exit | crash | timeout | interrupted
   int exit_code = 0;
   std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)

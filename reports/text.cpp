@@ -304,6 +304,14 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   }
   out += "  overhead      " + p.overhead + "\n";
   if (!p.calibration.empty()) out += "  calibration   " + p.calibration + "\n";
+  if (!p.gemm_shapes.empty()) {
+    std::string seen, args;
+    for (size_t i = 0; i < p.gemm_shapes.size() && i < 3; ++i) {
+      seen += (i ? ", " : "") + p.gemm_shapes[i].first + " (" + std::to_string(p.gemm_shapes[i].second) + " calls)";
+      args += (i ? "," : "") + p.gemm_shapes[i].first;
+    }
+    out += "  GEMM shapes   " + seen + " in nn.Linear; `perflint calibrate --gemm " + args + "` measures them\n";
+  }
   if (!p.gpu_status.empty() && p.gpu_status != "ok") out += "  GPU tracing   " + p.gpu_status + "\n";
   std::string how = p.exit_reason;
   if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";

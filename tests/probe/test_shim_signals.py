@@ -114,11 +114,14 @@ class StepSignalsTest(unittest.TestCase):
         self.assertTrue(all(s["zero_grad_ms"] >= 0.0 for s in steps))
         self.assertFalse(ev["sync_debug"])  # CPU: never started
 
-    def test_compile_counter_is_absent_without_dynamo(self):
+    def test_compile_counter_is_absent_without_dynamo_and_linear_gemm_shapes_are_seen(self):
         import torch
 
         code, ev, log = probe("compute_bound.py", steps=2, warmup=1)
         self.assertEqual(code, 0, log)
+        # 24 Linear(256, 256) and one Linear(256, 10) on batches of 64, three steps in all.
+        self.assertEqual(ev["gemm_shapes"][0], {"m": 64, "n": 256, "k": 256, "calls": 24 * 3})
+        self.assertEqual(ev["gemm_shapes"][1], {"m": 64, "n": 10, "k": 256, "calls": 3})
         if not hasattr(torch, "compile"):
             self.assertTrue(all(s["compiles"] is None for s in ev["steps"]))
 

@@ -160,10 +160,23 @@ def install(probe):
     if hasattr(module_mod, "register_module_forward_pre_hook"):
         cpu_autocast = getattr(torch, "is_autocast_cpu_enabled", lambda: False)
 
+        linear = torch.nn.Linear
+        shapes = probe.gemm_shapes
+
         def pre_hook(module, inputs):
             c = probe.current
             if not c.autocast and (torch.is_autocast_enabled() or cpu_autocast()):
                 c.autocast = True
+            # The GEMM shapes the model runs (nn.Linear: (M x K) @ (K x N)), for `perflint calibrate
+            # --gemm` and the estimates; other matmuls are not seen.
+            if type(module) is linear or isinstance(module, linear):
+                try:
+                    x = inputs[0]
+                    k = int(x.shape[-1])
+                    key = (x.numel() // k if k else 0, int(module.out_features), k)
+                except Exception:
+                    return
+                shapes[key] = shapes.get(key, 0) + 1
 
         module_mod.register_module_forward_pre_hook(pre_hook)
 

@@ -61,6 +61,7 @@ class Probe:
         self.fixes = list(apply)  # --apply: run-time fixes (fixes.py), installed after the patches
         self.fix_context = None
         self.sync_debug = None  # patches.SyncDebug once torch.cuda.set_sync_debug_mode("warn") is on
+        self.gemm_shapes = {}  # (m, n, k) of nn.Linear forwards -> calls, all steps
 
     # ---- running the script -----------------------------------------------------------------
     def run(self, script, args):
@@ -241,8 +242,14 @@ class Probe:
             "compile": self.compile_stats(),
             "applied": fixes.report(self.fixes),
             "sync_debug": bool(self.sync_debug),
+            "gemm_shapes": self.top_gemm_shapes(),
             "exit": self.exit,
         }
+
+    def top_gemm_shapes(self, limit=8):
+        """The nn.Linear GEMM shapes by the work they did (2*M*N*K per call), largest first."""
+        ranked = sorted(self.gemm_shapes.items(), key=lambda kv: -2 * kv[0][0] * kv[0][1] * kv[0][2] * kv[1])
+        return [{"m": m, "n": n, "k": k, "calls": calls} for (m, n, k), calls in ranked[:limit] if m > 0]
 
     def compile_count(self):
         """Frames torch.compile has compiled so far (cumulative; None without torch._dynamo)."""
