@@ -57,20 +57,23 @@ std::function<void(double)> progress_line(const std::string& label, const std::s
 // --verify: the repeated baseline, one run per distinct fix, one run with every fix that did not
 // break the script. Each run is a full probe run (same steps, shim only: GPU tracing would be one
 // more difference between the runs); the verdicts gain what the runs measured.
-void verify_fixes(const Options& o, const probe::RunnerOptions& base, const probe::Evidence& first, bool first_traced,
+// Returns whether a run's log is worth keeping (a fix broke the script: its error names the log).
+bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const probe::Evidence& first, bool first_traced,
                   const std::string& dir, bool tty, std::vector<FileResult>& results, ProbeSummary& s) {
   VerifySummary v;
   v.workers = probe::fix_workers(std::thread::hardware_concurrency());
   const int runs = o.verify_runs.value_or(3);
   int k = 0;
   bool interrupted = false;
+  bool keep_logs = false;
+  auto log_of = [&](int run) { return dir + "/script-" + std::to_string(run) + ".log"; };
   auto run = [&](const std::vector<std::string>& apply, const std::string& label) {
     probe::RunnerOptions ro = base;
     ro.cupti_library.clear();
     ro.apply = apply;
     ++k;
     ro.evidence_path = dir + "/evidence-" + std::to_string(k) + ".json";
-    ro.log_path = dir + "/script-" + std::to_string(k) + ".log";
+    ro.log_path = log_of(k);
     if (tty) ro.tick = progress_line(s.script + " [" + label + "]", ro.evidence_path, ro.warmup + ro.steps, ro.warmup);
     probe::Evidence e;
     e.exit_reason = "crash";
@@ -95,7 +98,9 @@ void verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
   while (static_cast<int>(baseline.size()) < runs && !interrupted) {
     const probe::Evidence e = run({}, "baseline " + std::to_string(baseline.size() + 1) + "/" + std::to_string(runs));
     if (!e.reached_steps()) {
-      v.notes.push_back("a baseline repeat did not reach the steps (" + e.exit_reason + "): " + e.traceback);
+      v.notes.push_back("a baseline repeat did not reach the steps (" + e.exit_reason + "): " + e.traceback +
+                        " (its output: " + log_of(k) + ")");
+      keep_logs = true;
       break;
     }
     baseline.push_back(probe::run_figure(e));
@@ -108,7 +113,7 @@ void verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
     v.notes.push_back(interrupted ? "interrupted before the baseline was repeated: nothing verified"
                                   : "the baseline could not be repeated: nothing verified");
     s.verify = std::move(v);
-    return;
+    return keep_logs;
   }
 
   // Distinct fixes, in file order, with the findings they answer.
@@ -137,7 +142,11 @@ void verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
   for (const auto& fix : order) {
     if (interrupted) break;
     const probe::Evidence e = run({fix}, fix);
-    const Verification result = probe::compare(fix, b, e);
+    Verification result = probe::compare(fix, b, e);
+    if (result.status == "broke-script") {
+      result.error += " (its output: " + log_of(k) + ")";
+      keep_logs = true;
+    }
     double cost = 0.0;
     bool has_cost = false;
     for (Finding* f : by_fix[fix]) {
@@ -171,7 +180,12 @@ void verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
   else if (working.empty() && !interrupted)
     v.notes.push_back("no all-fixes run: every fix broke the script or never took effect");
   if (interrupted) v.notes.push_back("interrupted: the runs after Ctrl-C were not made");
+  if (v.all_status == "broke-script") {
+    v.all_error += " (its output: " + log_of(k) + ")";
+    keep_logs = true;
+  }
   s.verify = std::move(v);
+  return keep_logs;
 }
 
 }  // namespace
@@ -228,6 +242,8 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (tty) std::fprintf(stderr, "\r\x1b[K");
   if (!outcome) {
     s.error = outcome.error().message;
+    std::error_code ec;
+    std::filesystem::remove_all(dir_template, ec);
     return 2;
   }
   s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up, but no traced step came back"
@@ -284,14 +300,21 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   for (auto& r : results)
     for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
   const bool reached = s.exit_reason == "steps_reached";
+  bool keep_dir = false;
   if (!reached) s.log_tail = tail_of(ro.log_path, 30);
   if (o.verify && reached) {
     ::sigaction(SIGINT, &act, &old);
-    verify_fixes(o, ro, e, e.gpu_traced() || !ro.cupti_library.empty(), dir_template, tty, results, s);
+    keep_dir = verify_fixes(o, ro, e, e.gpu_traced() || !ro.cupti_library.empty(), dir_template, tty, results, s);
     ::sigaction(SIGINT, &old, nullptr);
   } else if (o.verify) {
     s.verify = VerifySummary{};
     s.verify->notes.push_back("nothing verified: the first run did not reach the requested steps");
+  }
+  // The logs and evidence stay only when the report points at them (a failed run).
+  if (reached && !keep_dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_template, ec);
+    s.log_path.clear();
   }
   return reached ? 0 : 3;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "probe/json_read.hpp"
 #include "tests/cli_support.hpp"
@@ -85,6 +86,29 @@ TEST(ProbeCli, ScriptArgumentsAfterDoubleDash) {
   EXPECT_NE(r.exit_code, 2) << r.err;
   EXPECT_NE(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("args: 0.05 x"), std::string::npos) << r.err;
+}
+
+TEST(ProbeCli, ItsTemporaryFilesGoAfterASuccessfulRunAndStayWhenTheReportPointsAtThem) {
+  REQUIRE_TORCH();
+  testing::TempDir tmp;
+  auto probe_dirs = [&] {
+    std::vector<std::filesystem::path> out;
+    for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
+      if (entry.path().filename().string().rfind("perflint-probe-", 0) == 0) out.push_back(entry.path());
+    return out;
+  };
+  auto ok = run_perflint({"--probe", "--steps", "2", "--warmup", "1", "--python", "/usr/bin/python3",
+                          kScripts + "no_optimizer.py"}, ".", {{"TMPDIR", tmp.str()}});
+  ASSERT_NE(ok.exit_code, 2) << ok.err;
+  ASSERT_NE(ok.exit_code, 3) << ok.out;
+  EXPECT_TRUE(probe_dirs().empty());
+  auto crash = run_perflint({"--probe", "--steps", "5", "--warmup", "1", "--python", "/usr/bin/python3", "--no-color",
+                             kScripts + "crash_at_3.py"}, ".", {{"TMPDIR", tmp.str()}});
+  EXPECT_EQ(crash.exit_code, 3);
+  const auto kept = probe_dirs();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(kept.front() / "script.log"));
+  EXPECT_NE(crash.out.find((kept.front() / "script.log").string()), std::string::npos) << crash.out;
 }
 
 TEST(ProbeCli, UsageErrors) {
