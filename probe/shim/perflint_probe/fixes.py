@@ -769,20 +769,13 @@ def _install_forward_reassert(ctx):
         return
 
     def pre_hook(module, inputs):
-        if ctx.enforced_for is ctx.probe.current or _compiling(torch):
+        # The compile check first: Dynamo would otherwise guard on the probe's per-step objects.
+        if patches.compiling(torch) or ctx.enforced_for is ctx.probe.current:
             return
         ctx.enforced_for = ctx.probe.current
         ctx.reassert()
 
     module_mod.register_module_forward_pre_hook(pre_hook)
-
-
-def _compiling(torch):
-    compiler = getattr(torch, "compiler", None)
-    check = getattr(compiler, "is_compiling", None)
-    if check is None:
-        check = getattr(sys.modules.get("torch._dynamo"), "is_compiling", None)
-    return bool(check()) if check is not None else False
 
 
 def _compiled_frames():

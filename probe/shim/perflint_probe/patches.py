@@ -164,6 +164,10 @@ def install(probe):
         shapes = probe.gemm_shapes
 
         def pre_hook(module, inputs):
+            # Inside torch.compile's tracing, touching the probe's objects would make Dynamo guard
+            # on them (a new StepCounters every step: a recompile every step). Checked first.
+            if compiling(torch):
+                return
             c = probe.current
             if not c.autocast and (torch.is_autocast_enabled() or cpu_autocast()):
                 c.autocast = True
@@ -179,6 +183,15 @@ def install(probe):
                 shapes[key] = shapes.get(key, 0) + 1
 
         module_mod.register_module_forward_pre_hook(pre_hook)
+
+
+def compiling(torch):
+    """True while TorchDynamo traces (torch.compile); False on torch 1.x."""
+    compiler = getattr(torch, "compiler", None)
+    check = getattr(compiler, "is_compiling", None)
+    if check is None:
+        check = getattr(sys.modules.get("torch._dynamo"), "is_compiling", None)
+    return bool(check()) if check is not None else False
 
 
 def _wrap_step(cls, probe):
@@ -200,7 +213,7 @@ def _wrap_step(cls, probe):
 def _counting(orig, op, probe, torch_dir):
     @functools.wraps(orig)
     def wrapper(self, *args, **kwargs):
-        if probe.in_user_code():
+        if not compiling(probe.torch) and probe.in_user_code():
             probe.count_sync(op, _user_site(torch_dir), self.is_cuda)
         return orig(self, *args, **kwargs)
 
@@ -210,6 +223,8 @@ def _counting(orig, op, probe, torch_dir):
 def _timed_checkpoint(orig, probe):
     @functools.wraps(orig)
     def wrapper(*args, **kwargs):
+        if compiling(probe.torch):  # traced by torch.compile: no timing (a graph break), just the call
+            return orig(*args, **kwargs)
         t0 = time.perf_counter()
         try:
             return orig(*args, **kwargs)
@@ -231,7 +246,7 @@ def _timed_zero_grad(orig, probe):
 
     @functools.wraps(orig)
     def wrapper(self, *args, **kwargs):
-        if not probe.in_user_code():
+        if compiling(probe.torch) or not probe.in_user_code():
             return orig(self, *args, **kwargs)
         set_to_none = kwargs.get("set_to_none", args[0] if args else default)
         t0 = time.perf_counter()
