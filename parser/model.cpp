@@ -4,11 +4,15 @@
 #include "parser/model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <filesystem>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
+#include <span>
 #include <unordered_set>
 
 #include "parser/text_util.hpp"
@@ -41,9 +45,37 @@ struct Frame {
   TSNode condition{};  // Guard/Condition: the condition expression
 };
 
+bool same_frame(const Frame& a, const Frame& b) {
+  return a.kind == b.kind && std::memcmp(&a.node, &b.node, sizeof(TSNode)) == 0 &&
+         std::memcmp(&a.condition, &b.condition, sizeof(TSNode)) == 0;
+}
+
+// Storage for the frames of contexts: nothing moves once stored, so contexts are cheap views that
+// can share their frames (every call in a loop body has the same ones).
+class FrameArena {
+ public:
+  std::span<const Frame> store(std::span<const Frame> frames) {
+    if (frames.empty()) return {};
+    if (blocks_.empty() || used_ + frames.size() > capacity_) {
+      // Blocks double (a small file needs a few dozen frames), and a block always fits the request.
+      capacity_ = std::max(frames.size(), std::min<size_t>(capacity_ ? 2 * capacity_ : 64, 4096));
+      blocks_.push_back(std::make_unique<Frame[]>(capacity_));
+      used_ = 0;
+    }
+    Frame* out = blocks_.back().get() + used_;
+    std::copy(frames.begin(), frames.end(), out);
+    used_ += frames.size();
+    return {out, frames.size()};
+  }
+
+ private:
+  std::vector<std::unique_ptr<Frame[]>> blocks_;
+  size_t used_ = 0, capacity_ = 0;
+};
+
 struct Context {
-  TSNode function{};          // innermost function_definition (null at module level)
-  std::vector<Frame> frames;  // within that function, outermost first
+  TSNode function{};               // innermost function_definition (null at module level)
+  std::span<const Frame> frames;   // within that function, outermost first (in the model's arena)
 };
 
 
@@ -53,6 +85,31 @@ std::optional<std::pair<std::string_view, std::string_view>> module_function(std
   const size_t dot = q.find('.');
   if (dot == std::string_view::npos || q.find('.', dot + 1) != std::string_view::npos) return std::nullopt;
   return std::make_pair(q.substr(0, dot), q.substr(dot + 1));
+}
+
+bool is_ascii_name_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// `self.model.forward`: ASCII names joined by single dots, at least two.
+bool is_plain_dotted(std::string_view s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.' || s.find('.') == std::string_view::npos) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '.' ? s[i + 1] == '.' : !is_ascii_name_byte(s[i])) return false;
+  return true;
+}
+
+// `.nn.functional.relu` for depth 3: `depth` times a dot followed by an ASCII name.
+bool is_dotted_tail(std::string_view s, size_t depth) {
+  size_t dots = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '.') {
+      if (!is_ascii_name_byte(s[i])) return false;
+    } else if (++dots > depth || i + 1 == s.size() || s[i + 1] == '.') {
+      return false;
+    }
+  }
+  return dots == depth && (s.empty() || s.front() == '.');
 }
 
 // Names that count steps: `i`, `step`, `global_step`, `batch_idx`, `it`, `epoch`.
@@ -107,7 +164,7 @@ struct ScopeNameHash {
 // Node kinds the model dispatches on, by grammar symbol (compared as integers, not strings).
 enum class Sym : uint8_t {
   Other, Call, For, While, If, Elif, Else, ConditionalExpression, Lambda, Class, Comprehension, Function,
-  Assignment, AugmentedAssignment, Import, ImportFrom, With, StringContent,
+  Assignment, AugmentedAssignment, Import, ImportFrom, With, String, StringContent,
   // Parts of a call, filled in as the walk passes them (no field look-ups per call).
   Attribute, ArgumentList, KeywordArgument, DictionarySplat, ListSplat, Comment, Return
 };
@@ -126,7 +183,7 @@ const std::vector<Sym>& sym_table() {
         {"dictionary_comprehension", Sym::Comprehension}, {"function_definition", Sym::Function},
         {"assignment", Sym::Assignment}, {"augmented_assignment", Sym::AugmentedAssignment},
         {"import_statement", Sym::Import}, {"import_from_statement", Sym::ImportFrom},
-        {"with_statement", Sym::With}, {"string_content", Sym::StringContent}, {"attribute", Sym::Attribute},
+        {"with_statement", Sym::With}, {"string", Sym::String}, {"string_content", Sym::StringContent}, {"attribute", Sym::Attribute},
         {"argument_list", Sym::ArgumentList}, {"keyword_argument", Sym::KeywordArgument},
         {"dictionary_splat", Sym::DictionarySplat}, {"list_splat", Sym::ListSplat}, {"comment", Sym::Comment}, {"return_statement", Sym::Return}};
     for (uint32_t i = 0; i < count; ++i) {
@@ -139,6 +196,71 @@ const std::vector<Sym>& sym_table() {
   }();
   return table;
 }
+
+// Node kinds whose children the walk may pass over: expressions, and statements made only of
+// expressions (no statement below them). Below such a node the model records only calls, comments
+// and CUDA strings, which a scan of the node's text rules out (see build()).
+const std::vector<bool>& quiet_kinds() {
+  static const std::vector<bool> table = [] {
+    const TSLanguage* lang = ts::python_language();
+    std::vector<bool> t(ts_language_symbol_count(lang));
+    constexpr std::string_view names[] = {
+        // expressions
+        "attribute", "subscript", "slice", "binary_operator", "comparison_operator", "boolean_operator",
+        "not_operator", "unary_operator", "conditional_expression", "named_expression", "await", "lambda",
+        "lambda_parameters", "tuple", "list", "set", "dictionary", "pair", "list_comprehension",
+        "set_comprehension", "dictionary_comprehension", "for_in_clause", "if_clause", "expression_list",
+        "pattern_list", "tuple_pattern", "list_pattern", "list_splat", "dictionary_splat", "list_splat_pattern",
+        "dictionary_splat_pattern", "as_pattern", "keyword_argument", "string", "concatenated_string",
+        "interpolation", "typed_parameter", "default_parameter", "typed_default_parameter", "type",
+        "generic_type", "union_type", "member_type", "type_parameter", "dotted_name", "aliased_import",
+        "relative_import", "decorator", "string_content", "parameters", "parenthesized_expression",
+        "generator_expression",
+        // statements of expressions (the model reads the children of imports itself)
+        "import_statement", "import_from_statement", "return_statement", "raise_statement",
+        "assert_statement", "del_statement", "global_statement", "nonlocal_statement"};
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
+      const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      t[i] = std::find(std::begin(names), std::end(names), name) != std::end(names);
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Kinds a caller may ask nodes_of_kind for while the walk passes over quiet expressions: statements,
+// and nodes whose text cannot be in a quiet expression (calls need "(", comments "#").
+bool kind_outside_quiet_expressions(std::string_view kind) {
+  constexpr std::string_view kinds[] = {
+      "module", "call", "comment", "decorator", "decorated_definition", "function_definition",
+      "class_definition", "assignment", "augmented_assignment", "expression_statement", "with_statement",
+      "for_statement", "while_statement", "if_statement", "try_statement", "return_statement",
+      "import_statement", "import_from_statement", "block"};
+  return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds);
+}
+
+// Whether ranges of a text hold a match of a pattern, for ranges whose starts only grow (a pre-order
+// walk's nodes): the text is searched once, front to back. `find(from)` gives the first match at or
+// after `from` (npos or the text's size when there is none).
+template <class Find>
+class ForwardSearch {
+ public:
+  explicit ForwardSearch(Find find) : find_(std::move(find)) {}
+  bool any(size_t start, size_t end) {
+    if (!searched_ || start < from_ || start > found_) {
+      searched_ = true;
+      from_ = start;
+      found_ = find_(start);
+    }
+    return found_ < end;
+  }
+
+ private:
+  Find find_;
+  bool searched_ = false;
+  size_t from_ = 0, found_ = 0;  // found_: the first match at or after from_
+};
 
 Sym sym(TSNode n) {
   if (null(n)) return Sym::Other;
@@ -172,7 +294,7 @@ struct Model::Impl {
   // Nodes kept for the engine's dispatch: symbol -> slot -> nodes in document order.
   std::vector<int> kind_slot;
   std::vector<std::vector<TSNode>> by_kind_lists;
-  std::unordered_map<std::string, int> by_kind_names;
+  std::vector<std::string> by_kind_names;  // the wanted kinds, by slot (a handful: scanned)
 
   // imports
   std::unordered_map<std::string_view, std::string> aliases;  // local name (in the source text) -> qualified
@@ -190,9 +312,25 @@ struct Model::Impl {
     TSNode target, value, statement;
     Context ctx;
   };
-  std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
-  std::unordered_set<ScopeName, ScopeNameHash> opaque;  // params, for targets, aug-assigned, unpacked
   std::vector<Assign> all_assigns;
+  // Names rebound in ways we cannot follow (params, for targets, aug-assigned, unpacked), in walk order.
+  std::vector<ScopeName> opaque_names;
+  // Both indexed by (scope, name) on the first look-up: most files never evaluate a name.
+  struct Bindings {
+    std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
+    std::unordered_set<ScopeName, ScopeNameHash> opaque;
+  };
+  mutable std::optional<Bindings> bindings_;
+  const Bindings& bindings() const {
+    if (!bindings_) {
+      Bindings& b = bindings_.emplace();
+      for (size_t i = 0; i < all_assigns.size(); ++i)
+        if (is(all_assigns[i].target, "identifier"))
+          b.assigns[scope_key(all_assigns[i].ctx.function, t(all_assigns[i].target))].push_back(i);
+      b.opaque.insert(opaque_names.begin(), opaque_names.end());
+    }
+    return *bindings_;
+  }
 
   // functions by simple name (module functions and methods alike)
   struct Function {
@@ -237,6 +375,8 @@ struct Model::Impl {
   TSNode cuda_node{};
 
   std::vector<TSNode> strings;
+  mutable FrameArena frame_arena;  // the frames of every Context handed out
+  mutable std::vector<std::pair<void (*)(), std::shared_ptr<const void>>> derived;  // Model::derived
   std::deque<Guard> guards;  // stable storage for StepContext::guard (deque: no reallocation)
 
   explicit Impl(const SourceFile& s) : src(s), text(s.text()) {}
@@ -275,9 +415,9 @@ struct Model::Impl {
     }
   }
 
-  // Frames `n` creates for its descendants.
-  static void push_inside(TSNode n, std::vector<Frame>& out) {
-    switch (sym(n)) {
+  // Frames `n` (of kind `k`) creates for its descendants.
+  static void push_inside(Sym k, TSNode n, std::vector<Frame>& out) {
+    switch (k) {
       case Sym::ConditionalExpression: out.push_back({Frame::Kind::Condition, n, {}}); break;
       case Sym::Lambda: out.push_back({Frame::Kind::Lambda, n, {}}); break;
       case Sym::Class: out.push_back({Frame::Kind::Class, n, {}}); break;
@@ -328,15 +468,17 @@ struct Model::Impl {
   // The context of `self` from its ancestors (root first). Same result as the walk's frames.
   Context context_from_path(const std::vector<TSNode>& path, TSNode self) const {
     Context ctx;
+    std::vector<Frame> frames;
     for (size_t i = 0; i < path.size(); ++i) {
-      if (i > 0) push_entering(path[i - 1], path[i], 0, ctx.frames);
+      if (i > 0) push_entering(path[i - 1], path[i], 0, frames);
       if (sym(path[i]) == Sym::Function) {
         ctx.function = path[i];
-        ctx.frames.clear();
+        frames.clear();
       }
-      push_inside(path[i], ctx.frames);
+      push_inside(sym(path[i]), path[i], frames);
     }
-    if (!path.empty()) push_entering(path.back(), self, 0, ctx.frames);
+    if (!path.empty()) push_entering(path.back(), self, 0, frames);
+    ctx.frames = frame_arena.store(frames);
     return ctx;
   }
 
@@ -385,16 +527,32 @@ struct Model::Impl {
   // ---- names ----------------------------------------------------------------------------------
   // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
   std::string qualname_of(TSNode n) const {
-    std::vector<std::string_view> parts;  // attribute names, innermost last
-    while (is(n, "attribute")) {
-      parts.push_back(t(field(n, "attribute")));
-      n = field(n, "object");
+    // Most expressions are not rooted in an import, and the text shows it: a root identifier is
+    // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
+    // take the long way.
+    const std::string_view s = t(n);
+    size_t len = 0;
+    while (len < s.size() && is_ascii_name_byte(s[len])) ++len;
+    if ((len == s.size() || static_cast<unsigned char>(s[len]) < 0x80) && !aliases.contains(s.substr(0, len)))
+      return {};
+    TSNode root = n;
+    size_t depth = 0;
+    while (sym(root) == Sym::Attribute) {
+      root = ts_node_child_by_field_id(root, fields().object);
+      ++depth;
     }
-    if (!is(n, "identifier")) return {};
-    auto it = aliases.find(t(n));
+    if (!is(root, "identifier") || aliases.empty()) return {};
+    auto it = aliases.find(t(root));
     if (it == aliases.end()) return {};
     std::string out = it->second;
-    for (auto p = parts.rbegin(); p != parts.rend(); ++p) out.append(".").append(*p);
+    // Written without spaces or comments (`torch.nn.functional.relu`, one dot per attribute), the
+    // text after the root is the rest of the name.
+    const std::string_view rest = s.substr(std::min(s.size(), t(root).size()));
+    if (is_dotted_tail(rest, depth)) return out.append(rest);
+    std::vector<std::string_view> parts(depth);  // attribute names, outermost first
+    for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
+      parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
+    for (auto p : parts) out.append(".").append(p);
     return out;
   }
 
@@ -468,8 +626,9 @@ struct Model::Impl {
     for (auto& c : calls) {
       c.qualname = qualname_of(c.function);
       if (!null(cuda_node) && ts_node_start_byte(cuda_node) < ts_node_start_byte(c.node)) continue;
-      if (c.method == "cuda" || c.qualname == "torch.cuda.set_device" || c.qualname == "torch.cuda.synchronize" ||
-          c.qualname == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0 ||
+      const std::string_view q = c.qualname;  // compared as a view: no out-of-line std::string::compare
+      if (c.method == "cuda" || q == "torch.cuda.set_device" || q == "torch.cuda.synchronize" ||
+          q == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0 ||
           // torch>=2.6's device-generic API (pytorch/examples uses it throughout): on an NVIDIA
           // machine `torch.accelerator.current_accelerator()` is the CUDA device.
           c.qualname.rfind("torch.accelerator.", 0) == 0)
@@ -488,9 +647,15 @@ struct Model::Impl {
     return content == "cuda" || content.rfind("cuda:", 0) == 0;
   }
 
+  // A string whose content is or starts with a CUDA device is CUDA evidence (the first one counts).
+  void note_cuda_string(TSNode string) {
+    // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
+    if (null(cuda_node) && is_cuda_literal(t(string))) cuda_node = string;
+  }
+
   static bool needs_context(Sym k) {
     switch (k) {
-      case Sym::Call: case Sym::StringContent: case Sym::Import: case Sym::ImportFrom: case Sym::Assignment: case Sym::Return:
+      case Sym::Call: case Sym::Import: case Sym::ImportFrom: case Sym::Assignment: case Sym::Return:
       case Sym::AugmentedAssignment: case Sym::For: case Sym::While: case Sym::Function: case Sym::With:
         return true;
       default:
@@ -533,9 +698,10 @@ struct Model::Impl {
       // Function scope first, then module scope.
       for (TSNode scope : {function, TSNode{}}) {
         const ScopeName sk = scope_key(scope, name);
-        if (opaque.count(sk)) return false;
-        auto it = assigns.find(sk);
-        if (it == assigns.end()) {
+        const Bindings& b = bindings();
+        if (b.opaque.count(sk)) return false;
+        auto it = b.assigns.find(sk);
+        if (it == b.assigns.end()) {
           if (null(scope)) return false;
           continue;
         }
@@ -649,9 +815,10 @@ struct Model::Impl {
       const std::string_view name = t(n);
       for (TSNode scope : {function, TSNode{}}) {
         const ScopeName sk = scope_key(scope, name);
-        if (opaque.count(sk)) return Value{};
-        auto it = assigns.find(sk);
-        if (it == assigns.end()) continue;
+        const Bindings& b = bindings();
+        if (b.opaque.count(sk)) return Value{};
+        auto it = b.assigns.find(sk);
+        if (it == b.assigns.end()) continue;
         if (it->second.size() != 1) return Value{};
         return eval(all_assigns[it->second.front()].value, scope, depth + 1);
       }
@@ -817,7 +984,7 @@ struct Model::Impl {
 
   bool is_marker(const CallInfo& c) const {
     if (c.method == "backward") return true;
-    if (c.qualname == "torch.autograd.backward") return true;
+    if (std::string_view(c.qualname) == "torch.autograd.backward") return true;
     if (c.method == "step") {
       if (optimizer_like(c.receiver)) return true;
       // scaler.step(optimizer)
@@ -1104,7 +1271,8 @@ struct Model::Impl {
   void collect_loaders() {
     for (size_t i = 0; i < calls.size(); ++i) {
       const CallInfo& c = calls[i];
-      if (c.qualname != "torch.utils.data.DataLoader" && c.qualname != "torch.utils.data.dataloader.DataLoader")
+      const std::string_view q = c.qualname;
+      if (q != "torch.utils.data.DataLoader" && q != "torch.utils.data.dataloader.DataLoader")
         continue;
       DataLoaderInfo d;
       d.call = &c;
@@ -1172,10 +1340,11 @@ struct Model::Impl {
       loaders.push_back(std::move(d));
     }
     link_prepared_loaders();
-    // Link loops.
+    // Link loops to loaders, and give step loops their batch names (batch_loop() reads no other
+    // loop's): a loop that is not a step in a file without loaders needs neither.
     for (size_t li = 0; li < loops.size(); ++li) {
       Loop& l = loops[li];
-      if (!is(l.node, "for_statement")) continue;
+      if ((loaders.empty() && !l.step) || !is(l.node, "for_statement")) continue;
       bool enumerated = false;
       TSNode base = iterable_base(field(l.node, "right"), &enumerated);
       std::string base_text(t(base));
@@ -1213,6 +1382,7 @@ struct Model::Impl {
           loaders[found].repeated = loaders[found].repeated || l.repeated;
         }
       }
+      if (!l.step) continue;
       // Batch names: the loop target (minus enumerate's index).
       TSNode left = field(l.node, "left");
       if (enumerated && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
@@ -1222,13 +1392,16 @@ struct Model::Impl {
         bound_names(left, text, l.batch_names);
       }
     }
-    // Names assigned from batch names inside the loop body: `x, y = batch`, `x = batch["x"]`.
+    // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`.
+    const bool step_loops = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
     for (const auto& a : all_assigns) {
+      if (!step_loops) break;
       for (size_t fi = a.ctx.frames.size(); fi-- > 0;) {
         if (a.ctx.frames[fi].kind != Frame::Kind::Loop) continue;
         auto it = loop_index.find(key(a.ctx.frames[fi].node));
         if (it == loop_index.end()) break;
         Loop& l = loops[it->second];
+        if (!l.step) break;
         TSNode r = root_identifier(a.value);
         bool from_batch = !null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end();
         // `batch = next(it)` in a while loop over an iterator.
@@ -1301,7 +1474,7 @@ struct Model::Impl {
     }
     kind_slot = cache.slots;
     by_kind_lists.resize(wanted.size());
-    for (size_t w = 0; w < wanted.size(); ++w) by_kind_names.emplace(wanted[w], static_cast<int>(w));
+    by_kind_names = wanted;
 
     // One level per node being descended into: its symbol kind, the frame/function counts its
     // children start from (each child first resets to them, dropping what a sibling pushed), and
@@ -1319,9 +1492,11 @@ struct Model::Impl {
       Sym sym = Sym::Other;
       Role role = Role::None;
       int32_t call = -1;
+      bool descend = true;  // false: the walk passes over the node's children
     };
     std::vector<Level> levels;
     std::vector<Frame> frames;
+    std::span<const Frame> last_frames;  // the frames last stored in the arena
     std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
     const auto& table = sym_table();
     const FieldIds& fid_of = fields();
@@ -1337,20 +1512,41 @@ struct Model::Impl {
         v[i] = ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular;
       return v;
     }();
+    // Most nodes are parts of expressions with nothing below them that the model records. Below a
+    // quiet node (quiet_kinds()) there can only be calls, comments and strings, and its text shows
+    // whether there are any ("(", "#", and "cuda" until the first CUDA evidence): when there are
+    // none, the walk passes over its children (a third fewer nodes visited). A string without
+    // interpolation is judged by its whole text. Not when the caller keeps other kinds.
+    const bool may_pass_over = std::all_of(wanted.begin(), wanted.end(), kind_outside_quiet_expressions);
+    const auto& quiet = quiet_kinds();
+    // Calls need "(", comments "#" (strcspn on the terminated text; a NUL byte, which SourceFile
+    // rejects anyway, would only count as a match), CUDA strings "cuda".
+    const std::string& whole = src.text();
+    ForwardSearch call_or_comment([&whole](size_t from) {
+      return from >= whole.size() ? whole.size() : from + std::strcspn(whole.c_str() + from, "(#");
+    });
+    ForwardSearch cuda_word([&whole](size_t from) { return std::string_view(whole).find("cuda", from); });
+    // Whether the node's text may hold a call, a comment or (before the first CUDA evidence) a CUDA
+    // string. A node's own parentheses (`(a, b)`, parameters, arguments) are not a call's.
+    const auto holds_anything = [&](TSNode n) {
+      uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+      if (end - start >= 2 && text[start] == '(' && text[end - 1] == ')') ++start, --end;
+      return call_or_comment.any(start, end) || (null(cuda_node) && cuda_word.any(start, end));
+    };
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     // Visits the cursor's node `n`; returns what a level pushed for it needs to know.
-    auto enter = [&](TSNode n) -> Entered {
+    auto enter_named = [&](TSNode n, TSSymbol s) -> Entered {
       Entered e;
       const Level* up = levels.empty() ? nullptr : &levels.back();
       if (up) {
         frames.resize(up->frames_base);
         functions_open.resize(up->functions_base);
       }
-      const TSSymbol s = ts_node_symbol(n);
-      if (s >= named.size() || !named[s]) return e;
+      if (s >= named.size()) return e;  // ERROR
       if (s < kind_slot.size() && kind_slot[s] >= 0) by_kind_lists[kind_slot[s]].push_back(n);
       const Sym k = s < table.size() ? table[s] : Sym::Other;
       e.sym = k;
+      if (k == Sym::StringContent && up) note_cuda_string(up->node);
       if (up) {
         const Sym us = up->sym;
         if (us == Sym::For || us == Sym::While || us == Sym::If || us == Sym::Elif) {
@@ -1360,43 +1556,83 @@ struct Model::Impl {
           CallInfo& c = calls[up->call];
           if (f == fid_of.function) {
             c.function = n;
-            if (k == Sym::Attribute) e = {k, Role::Callee, up->call};
+            if (k == Sym::Attribute) {
+              e = {k, Role::Callee, up->call};
+              // A plain dotted callee (`self.model.forward`): its object and its last name, read
+              // without visiting the names.
+              if (const std::string_view callee = t(n); may_pass_over && is_plain_dotted(callee) && !ts_node_has_error(n)) {
+                c.receiver = ts_node_child_by_field_id(n, fid_of.object);
+                c.method = callee.substr(callee.rfind('.') + 1);
+                e.descend = false;
+              }
+            }
           } else if (f == fid_of.arguments) {
-            if (k == Sym::ArgumentList) e = {k, Role::Arguments, up->call};
-            else c.positional.push_back(n);  // f(x for x in y)
+            if (k == Sym::ArgumentList) {
+              e = {k, Role::Arguments, up->call};
+              // A few arguments with no call, comment or CUDA string among them: read off the list
+              // (named children) instead of visiting their tokens.
+              const uint32_t count = ts_node_named_child_count(n);
+              if (may_pass_over && count <= 8 && !ts_node_has_error(n) && !holds_anything(n)) {
+                for (uint32_t i = 0; i < count; ++i) {
+                  const TSNode a = ts_node_named_child(n, i);
+                  add_argument(c, a, sym(a), n);
+                }
+                e.descend = false;
+              }
+            } else {
+              c.positional.push_back(n);  // f(x for x in y)
+            }
           }
         } else if (up->role == Role::Callee) {
           const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
           if (f == fid_of.object) calls[up->call].receiver = n;
           else if (f == fid_of.attribute) calls[up->call].method = t(n);
         } else if (up->role == Role::Arguments) {
-          CallInfo& c = calls[up->call];
-          switch (k) {
-            case Sym::KeywordArgument: c.keywords.push_back({t(field(n, "name")), field(n, "value"), {}, {}}); break;
-            case Sym::DictionarySplat: c.keywords.push_back({"**", n, {}, {}}); break;  // resolved after the walk
-            case Sym::ListSplat: c.star_args = true; break;
-            case Sym::Comment: break;
-            default: c.positional.push_back(n); break;
-          }
+          add_argument(calls[up->call], n, k, up->node);
         }
       }
       if (needs_context(k)) {
         Context ctx;
         if (!functions_open.empty()) ctx.function = functions_open.back().first;
         const size_t from = functions_open.empty() ? 0 : functions_open.back().second;
-        if (from < frames.size()) ctx.frames.assign(frames.begin() + static_cast<std::ptrdiff_t>(from), frames.end());
+        if (from < frames.size()) {
+          // Consecutive nodes usually sit under the same frames: store them once for all.
+          const std::span<const Frame> now(frames.data() + from, frames.size() - from);
+          if (!std::equal(now.begin(), now.end(), last_frames.begin(), last_frames.end(), same_frame))
+            last_frames = frame_arena.store(now);
+          ctx.frames = last_frames;
+        }
         if (k == Sym::Call) e = {k, Role::Call, static_cast<int32_t>(calls.size())};
         visit(n, k, up ? up->node : TSNode{}, std::move(ctx));
       }
       if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
-      push_inside(n, frames);
+      push_inside(k, n, frames);
+      if (may_pass_over && e.role == Role::None && s < quiet.size() && quiet[s] && !ts_node_has_error(n)) {
+        if (k == Sym::StringContent) {
+          e.descend = false;  // escape sequences only
+        } else if (k == Sym::String && t(n).find('{') == std::string_view::npos) {
+          // No interpolation: only the text of the whole string matters.
+          e.descend = false;
+          note_cuda_string(n);
+        } else {
+          e.descend = holds_anything(n);
+        }
+      }
+      return e;
+    };
+    // Anonymous nodes (punctuation, keywords: a third of all) hold nothing the model records. A
+    // leaf (most nodes) has no children to look for.
+    auto enter = [&](TSNode n) -> Entered {
+      const TSSymbol s = ts_node_symbol(n);
+      Entered e = s < named.size() && !named[s] ? Entered{} : enter_named(n, s);
+      if (e.descend && ts_node_child_count(n) == 0) e.descend = false;
       return e;
     };
     TSNode node = ts_tree_cursor_current_node(&cursor);
     Entered current = enter(node);
     for (;;) {
       const size_t fb = frames.size(), nb = functions_open.size();
-      if (ts_tree_cursor_goto_first_child(&cursor)) {
+      if (current.descend && ts_tree_cursor_goto_first_child(&cursor)) {
         levels.push_back({node, current.sym, current.role, current.call, fb, nb});
         node = ts_tree_cursor_current_node(&cursor);
         current = enter(node);
@@ -1430,7 +1666,25 @@ struct Model::Impl {
     collect_loaders();
   }
 
-  void visit(TSNode n, Sym k, TSNode parent, Context ctx) {
+  // An argument `n` (of kind `k`) of call `c`, in the order written; `list` is the argument list.
+  void add_argument(CallInfo& c, TSNode n, Sym k, TSNode list) {
+    // Room for every argument at the first one: one allocation per list, not one per doubling.
+    const auto room = [&](auto& args) {
+      if (args.empty()) args.reserve(ts_node_named_child_count(list));
+      return &args;
+    };
+    switch (k) {
+      case Sym::KeywordArgument: room(c.keywords)->push_back({t(field(n, "name")), field(n, "value"), {}, {}}); break;
+      case Sym::DictionarySplat: room(c.keywords)->push_back({"**", n, {}, {}}); break;  // resolved after the walk
+      case Sym::ListSplat: c.star_args = true; break;
+      case Sym::Comment: break;
+      default: room(c.positional)->push_back(n); break;
+    }
+  }
+
+  // Out of line: inlined into the walk, its locals would make every node's visit pay for the few
+  // that record something.
+  [[gnu::noinline]] void visit(TSNode n, Sym k, TSNode parent, Context ctx) {
     switch (k) {
       case Sym::Call:
         record_call(n, std::move(ctx));
@@ -1438,30 +1692,22 @@ struct Model::Impl {
       case Sym::Return:
         if (!null(ctx.function)) returns.emplace_back(ctx.function, n);
         break;
-      case Sym::StringContent: {
-        if (!null(cuda_node)) break;
-        // The whole string must start with it (f"cuda:{rank}" counts, "use cuda" does not).
-        if (is_cuda_literal(t(parent))) cuda_node = parent;
-        break;
-      }
       case Sym::Import:
       case Sym::ImportFrom:
         record_import(n, parent);
         break;
       case Sym::AugmentedAssignment: {
         TSNode left = field(n, "left");
-        if (is(left, "identifier")) opaque.insert(scope_key(ctx.function, t(left)));
+        if (is(left, "identifier")) opaque_names.push_back(scope_key(ctx.function, t(left)));
         break;
       }
       case Sym::Assignment: {
         TSNode left = field(n, "left"), right = field(n, "right");
         if (null(right)) break;  // annotation only
-        if (is(left, "identifier")) {
-          assigns[scope_key(ctx.function, t(left))].push_back(all_assigns.size());
-        } else {
+        if (!is(left, "identifier")) {
           std::vector<std::string_view> names;
           bound_names(left, text, names);
-          for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
+          for (const auto& nm : names) opaque_names.push_back(scope_key(ctx.function, nm));
         }
         all_assigns.push_back({left, right, parent, std::move(ctx)});
         break;
@@ -1471,7 +1717,7 @@ struct Model::Impl {
         if (k == Sym::For) {
           std::vector<std::string_view> names;
           bound_names(field(n, "left"), text, names);
-          for (const auto& nm : names) opaque.insert(scope_key(ctx.function, nm));
+          for (const auto& nm : names) opaque_names.push_back(scope_key(ctx.function, nm));
         }
         loop_index.emplace(key(n), loops.size());
         loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
@@ -1487,7 +1733,7 @@ struct Model::Impl {
           if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
           if (is(id, "identifier")) {
             f.params.emplace_back(t(id));
-            opaque.insert(scope_key(n, t(id)));
+            opaque_names.push_back(scope_key(n, t(id)));
           }
         }
         functions_by_name[t(field(n, "name"))].push_back(functions.size());
@@ -1500,7 +1746,7 @@ struct Model::Impl {
         ts::walk(ts_node_named_child(n, 0), [&](TSNode c) {
           if (is(c, "as_pattern_target"))
             for (TSNode id : ts::named_children(c))
-              if (is(id, "identifier")) opaque.insert(scope_key(ctx.function, t(id)));
+              if (is(id, "identifier")) opaque_names.push_back(scope_key(ctx.function, t(id)));
           return true;
         });
         break;
@@ -1573,8 +1819,9 @@ std::string_view Model::text(TSNode n) const { return impl_->t(n); }
 
 const std::vector<TSNode>& Model::nodes_of_kind(std::string_view kind) const {
   static const std::vector<TSNode> none;
-  auto it = impl_->by_kind_names.find(std::string(kind));
-  return it == impl_->by_kind_names.end() ? none : impl_->by_kind_lists[it->second];
+  const auto& names = impl_->by_kind_names;
+  auto it = std::find(names.begin(), names.end(), kind);
+  return it == names.end() ? none : impl_->by_kind_lists[static_cast<size_t>(it - names.begin())];
 }
 
 std::string Model::qualname(TSNode expr) const { return impl_->qualname_of(expr); }
@@ -1725,6 +1972,16 @@ std::vector<std::string> Model::imported_module_names() const {
   return out;
 }
 TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
+
+const void* Model::find_derived(void (*key)()) const {
+  for (const auto& [k, v] : impl_->derived)
+    if (k == key) return v.get();
+  return nullptr;
+}
+
+void Model::keep_derived(void (*key)(), std::shared_ptr<const void> value) const {
+  impl_->derived.emplace_back(key, std::move(value));
+}
 
 TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
   if (kind_name == "function_definition") return impl_->function_containing(node);

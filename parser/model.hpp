@@ -164,7 +164,24 @@ class Model {
   // True when `node` runs only under an `if` other than `if __name__ == "__main__":`.
   bool under_condition(TSNode node, TSNode* condition = nullptr) const;
 
+  // ---- facts rules derive from the model
+  // `compute(*this)`, computed on the first call and kept with the model: rules are stateless, and
+  // a fact several of them need (does the file compute in 16 bits anywhere?) costs one computation
+  // per file. `compute` is the key: one plain function per fact.
+  template <class T>
+  const T& derived(T (*compute)(const Model&)) const {
+    const auto key = reinterpret_cast<void (*)()>(compute);
+    if (const void* known = find_derived(key)) return *static_cast<const T*>(known);
+    auto value = std::make_shared<T>(compute(*this));  // may derive other facts first
+    const T& result = *value;
+    keep_derived(key, std::move(value));
+    return result;
+  }
+
  private:
+  const void* find_derived(void (*key)()) const;
+  void keep_derived(void (*key)(), std::shared_ptr<const void> value) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

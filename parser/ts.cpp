@@ -1,8 +1,8 @@
 // tree-sitter wrappers: parsing, iterative traversal, and query predicate evaluation.
 #include "parser/ts.hpp"
 
+#include <array>
 #include <stdexcept>
-#include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -21,15 +21,30 @@ Tree Parser::parse(std::string_view text) {
 }
 
 TSFieldId field_id(std::string_view name) {
-  static const std::unordered_map<std::string_view, TSFieldId> ids = [] {
-    std::unordered_map<std::string_view, TSFieldId> m;
+  // Every ts::field call looks a name up: an open-addressing table hashed on the length and the
+  // end characters costs less than hashing the whole name. The grammar has a few dozen fields.
+  constexpr size_t kSlots = 256;
+  using Slots = std::array<std::pair<std::string_view, TSFieldId>, kSlots>;
+  const auto hash = [](std::string_view n) -> size_t {
+    if (n.empty()) return 0;
+    return (n.size() * 31 + static_cast<unsigned char>(n.front()) * 7 + static_cast<unsigned char>(n.back())) % kSlots;
+  };
+  static const Slots slots = [&] {
+    Slots t{};
     const TSLanguage* lang = python_language();
     const uint32_t count = ts_language_field_count(lang);
-    for (uint32_t i = 1; i <= count; ++i) m.emplace(ts_language_field_name_for_id(lang, static_cast<TSFieldId>(i)), static_cast<TSFieldId>(i));
-    return m;
+    for (uint32_t i = 1; i <= count && i < kSlots; ++i) {
+      const std::string_view n = ts_language_field_name_for_id(lang, static_cast<TSFieldId>(i));
+      size_t h = hash(n);
+      while (t[h].first.data() != nullptr && t[h].first != n) h = (h + 1) % kSlots;
+      if (t[h].first.data() == nullptr) t[h] = {n, static_cast<TSFieldId>(i)};
+    }
+    return t;
   }();
-  auto it = ids.find(name);
-  return it == ids.end() ? 0 : it->second;
+  for (size_t h = hash(name);; h = (h + 1) % kSlots) {
+    if (slots[h].first.data() == nullptr) return 0;
+    if (slots[h].first == name) return slots[h].second;
+  }
 }
 
 std::vector<TSNode> named_children(TSNode n) {

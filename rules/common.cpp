@@ -8,7 +8,8 @@
 namespace perflint {
 
 bool is_dataloader_call(const CallInfo& call) {
-  return call.qualname == "torch.utils.data.DataLoader" || call.qualname == "torch.utils.data.dataloader.DataLoader";
+  const std::string_view q = call.qualname;  // compared as a view: no out-of-line std::string::compare
+  return q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader";
 }
 
 std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, std::string_view name) {

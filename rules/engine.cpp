@@ -2,6 +2,7 @@
 #include "rules/engine.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <unordered_map>
 
@@ -57,6 +58,18 @@ TSNode first_syntax_error(TSNode root) {
   return found;
 }
 
+// The kinds of each registered rule, asked once (kinds() builds a vector); nullptr for another rule.
+const std::vector<std::string_view>* registered_kinds(const Rule* rule) {
+  static const std::vector<std::pair<const Rule*, std::vector<std::string_view>>> kinds = [] {
+    std::vector<std::pair<const Rule*, std::vector<std::string_view>>> out;
+    for (const auto& r : all_rules()) out.emplace_back(r.get(), r->kinds());
+    return out;
+  }();
+  for (const auto& [r, k] : kinds)
+    if (r == rule) return &k;
+  return nullptr;
+}
+
 const std::vector<std::string>& dispatch_kinds() {
   static const std::vector<std::string> kinds = [] {
     std::set<std::string> all{"comment"};
@@ -106,21 +119,37 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
   // CUDA use in the file, or in the sibling script that imports its step code.
   const bool cuda = model.uses_cuda() || model.cuda_importer() != nullptr;
   std::vector<const Rule*> ran;
+  // The call behind each node of the "call" list, for Rule::wants.
+  const std::vector<TSNode>& call_nodes = model.nodes_of_kind("call");
+  std::vector<const CallInfo*> call_infos;
+  call_infos.reserve(call_nodes.size());
+  for (TSNode n : call_nodes) call_infos.push_back(model.call(n));
+  std::vector<TSNode> nodes, wanted_calls, merging;  // reused across rules
+  const auto by_start = [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); };
   for (const Rule* rule : rules.rules) {
     const RuleInfo& info = rule->info();
     if (info.cuda_only && !cuda) continue;
     ran.push_back(rule);
     emitter.set_rule(&info);
     const size_t before = findings.size();
-    // Rules are handed their kinds in document order: merge the per-kind lists.
-    std::vector<TSNode> nodes;
-    for (auto k : rule->kinds()) {
-      const auto& v = model.nodes_of_kind(k);
-      nodes.insert(nodes.end(), v.begin(), v.end());
+    std::vector<std::string_view> own_kinds;
+    const std::vector<std::string_view>* kinds_ptr = registered_kinds(rule);
+    if (!kinds_ptr) kinds_ptr = &(own_kinds = rule->kinds());
+    // A rule is handed its kinds in document order (each per-kind list already is: pre-order), ties
+    // in the order it lists its kinds, and of the calls only those it wants.
+    nodes.clear();
+    for (auto k : *kinds_ptr) {
+      const std::vector<TSNode>* of_kind = &model.nodes_of_kind(k);
+      if (k == "call") {
+        wanted_calls.clear();
+        for (size_t i = 0; i < call_nodes.size(); ++i)
+          if (!call_infos[i] || rule->wants(*call_infos[i])) wanted_calls.push_back(call_nodes[i]);
+        of_kind = &wanted_calls;
+      }
+      merging.clear();
+      std::merge(nodes.begin(), nodes.end(), of_kind->begin(), of_kind->end(), std::back_inserter(merging), by_start);
+      nodes.swap(merging);
     }
-    if (rule->kinds().size() > 1)
-      std::stable_sort(nodes.begin(), nodes.end(),
-                       [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
     for (TSNode n : nodes) rule->check(n, model, emitter);
     if (auto it = rules.severity.find(info.code); it != rules.severity.end())
       for (size_t i = before; i < findings.size(); ++i) findings[i].severity = it->second;

@@ -12,6 +12,7 @@
 namespace perflint {
 
 class Model;
+struct CallInfo;
 
 struct RuleInfo {
   std::string_view code;      // PFL101
@@ -48,6 +49,10 @@ class Rule {
   virtual const RuleInfo& info() const = 0;
   // Node kinds (tree-sitter type names) this rule is handed, in document order.
   virtual std::vector<std::string_view> kinds() const = 0;
+  // The calls this rule can judge at all, by a cheap first test on what the model resolved (the
+  // qualified name, the method, a keyword): the engine hands check() no other call node. It must
+  // hold for every call check() reports on. Default: every call.
+  virtual bool wants(const CallInfo&) const { return true; }
   virtual void check(TSNode node, const Model& model, Emitter& out) const = 0;
 };
 

@@ -433,5 +433,48 @@ TEST(Model, LightningTrainDataloaderFeedsTheStepOncePerEpoch) {
   EXPECT_FALSE(c.model->dataloaders()[0].feeds_step);
 }
 
+// The walk passes over the children of expressions whose text holds no call, comment or CUDA
+// string; what it records must not change.
+TEST(Model, ExpressionsTheWalkPassesOverHoldNothingItRecords) {
+  // Attribute chains written with spaces, a line continuation or a comment resolve as before.
+  auto a = build(
+      "import torch\n"
+      "a = torch .nn. \\\n    Linear(2, 2)\n"
+      "m = [torch.nn  # why\n     .ReLU()]\n"
+      "r = torch.nn.functional.relu(x)\n");
+  ASSERT_EQ(a.model->calls().size(), 3u);
+  EXPECT_EQ(a.model->calls()[0].qualname, "torch.nn.Linear");
+  EXPECT_EQ(a.model->calls()[1].qualname, "torch.nn.ReLU");
+  EXPECT_EQ(a.model->calls()[2].qualname, "torch.nn.functional.relu");
+  // CUDA strings inside dicts, tuples and subscripts count; other strings do not.
+  EXPECT_TRUE(build("cfg = {'device': 'cuda:0'}\n").model->uses_cuda());
+  EXPECT_TRUE(build("pair = name, 'cuda'\n").model->uses_cuda());
+  EXPECT_TRUE(build("x = opts['cuda'].y\n").model->uses_cuda());
+  EXPECT_FALSE(build("cfg = {'device': 'cpu', 'note': 'no cuda here'}\nx = a.b[c]\n").model->uses_cuda());
+  // Calls in interpolations and lambdas inside a list are calls.
+  auto c = build("x = [f'{g(1)}', lambda: h(2)]\n");
+  EXPECT_NE(c.find_call("g"), nullptr);
+  EXPECT_NE(c.find_call("h"), nullptr);
+  // Comments inside a dict and after an attribute are kept for the engine.
+  auto src = *SourceFile::from_bytes("t.py", "d = {\n    'a': 1,  # first\n}\nx = a.b  # second\n");
+  ts::Parser parser;
+  ts::Tree tree = parser.parse(src.text());
+  Model m(src, tree.root(), {"call", "comment"});
+  EXPECT_EQ(m.nodes_of_kind("comment").size(), 2u);
+}
+
+int derivations = 0;
+int count_derivations(const Model&) { return ++derivations; }
+
+TEST(Model, DerivedFactsAreComputedOncePerModel) {
+  auto b = build("x = 1\n");
+  derivations = 0;
+  const int& first = b.model->derived(&count_derivations);
+  const int& second = b.model->derived(&count_derivations);
+  EXPECT_EQ(derivations, 1);
+  EXPECT_EQ(&first, &second);
+  EXPECT_EQ(first, 1);
+}
+
 }  // namespace
 }  // namespace perflint

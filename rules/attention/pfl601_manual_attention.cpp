@@ -120,6 +120,10 @@ bool weights_kept(const Model& model, TSNode softmax) {
   return kept;
 }
 
+bool is_softmax(std::string_view q) {
+  return q == "torch.softmax" || q == "torch.nn.functional.softmax" || q == "torch.special.softmax";
+}
+
 class RulePFL601 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -129,13 +133,15 @@ class RulePFL601 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override {
+    return is_softmax(call.qualname) || (call.qualname.empty() && call.method == "softmax");
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call) return;
     TSNode input{};
-    if (call->qualname == "torch.softmax" || call->qualname == "torch.nn.functional.softmax" ||
-        call->qualname == "torch.special.softmax")
+    if (is_softmax(call->qualname))
       input = call->arg("input", 0);
     else if (call->qualname.empty() && call->method == "softmax" && !ts_node_is_null(call->receiver))
       input = call->receiver;  // scores.softmax(dim=-1)

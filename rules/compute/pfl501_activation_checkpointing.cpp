@@ -73,10 +73,14 @@ class RulePFL501 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override {
+    return is_checkpoint_function(call.qualname) || call.method == "gradient_checkpointing_enable" ||
+           call.keyword("gradient_checkpointing");
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call) return;
+    if (!call || !wants(*call)) return;
     if (is_checkpoint_function(call->qualname) || call->method == "gradient_checkpointing_enable") {
       // Under `if args.grad_ckpt:` the user decides at run time: silent when that defaults off.
       TSNode cond{};

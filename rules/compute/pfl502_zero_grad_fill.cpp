@@ -21,9 +21,11 @@ class RulePFL502 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
+  bool wants(const CallInfo& call) const override { return call.method == "zero_grad"; }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || call->method != "zero_grad" || ts_node_is_null(call->receiver)) return;
+    if (!call || !wants(*call) || ts_node_is_null(call->receiver)) return;
     // Optimizer.zero_grad(set_to_none) and Module.zero_grad(set_to_none) share the position.
     TSNode arg = call->arg("set_to_none", 0);
     if (ts_node_is_null(arg)) return;  // bare zero_grad(): the default depends on the torch version

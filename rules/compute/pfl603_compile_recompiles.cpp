@@ -58,6 +58,7 @@ class RulePFL603 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call", "decorator"}; }
+  bool wants(const CallInfo& call) const override { return std::string_view(call.qualname) == "torch.compile"; }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "decorator")) {
@@ -67,7 +68,7 @@ class RulePFL603 final : public Rule {
       return;
     }
     const CallInfo* call = model.call(node);
-    if (!call || call->qualname != "torch.compile") return;
+    if (!call || !wants(*call)) return;
     if (call->keyword("dynamic") || call->unresolved_kwargs) return;
     judge(node, model, out);
   }

@@ -62,12 +62,15 @@ const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call) 
   return d;
 }
 
+bool is_hf_training_args_call(const CallInfo& call) {
+  const std::string_view q = call.qualname;
+  return q == "transformers.TrainingArguments" || q == "transformers.Seq2SeqTrainingArguments" ||
+         q == "transformers.training_args.TrainingArguments" ||
+         q == "transformers.training_args_seq2seq.Seq2SeqTrainingArguments";
+}
+
 bool is_hf_training_args(const Model& model, const CallInfo& call) {
-  const std::string& q = call.qualname;
-  if (q != "transformers.TrainingArguments" && q != "transformers.Seq2SeqTrainingArguments" &&
-      q != "transformers.training_args.TrainingArguments" &&
-      q != "transformers.training_args_seq2seq.Seq2SeqTrainingArguments")
-    return false;
+  if (!is_hf_training_args_call(call)) return false;
   for (const CallInfo& c : model.calls()) {
     if (c.qualname == "transformers.Trainer" || c.qualname == "transformers.Seq2SeqTrainer" ||
         c.qualname == "transformers.trainer.Trainer" || c.qualname == "transformers.trainer_seq2seq.Seq2SeqTrainer")
@@ -149,15 +152,17 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
   return {};
 }
 
+bool is_device_copy_method(std::string_view method) { return method == "to" || method == "cuda"; }
+
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node) {
   const CallInfo* call = model.call(call_node);
-  if (!call || (call->method != "to" && call->method != "cuda")) return std::nullopt;
+  if (!call || !is_device_copy_method(call->method)) return std::nullopt;
   if (!model.is_batch_expression(call->receiver)) return std::nullopt;
   return device_copy(model, *call);
 }
 
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
-  if (call.method != "to" && call.method != "cuda") return std::nullopt;
+  if (!is_device_copy_method(call.method)) return std::nullopt;
   Copy c;
   c.call = &call;
   if (call.star_args) return std::nullopt;

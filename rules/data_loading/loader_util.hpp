@@ -53,6 +53,8 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
 // True for `transformers.TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` in a file that
 // trains with them: it constructs a `transformers.Trainer`/`Seq2SeqTrainer` or calls `.train()`.
 bool is_hf_training_args(const Model& model, const CallInfo& call);
+// `transformers.TrainingArguments(...)` / `Seq2SeqTrainingArguments(...)` by name alone.
+bool is_hf_training_args_call(const CallInfo& call);
 // An argument of TrainingArguments (keyword only); nullopt when hidden by `**kwargs`/`*args`.
 std::optional<LoaderArg> hf_arg(const Model& model, const CallInfo& call, std::string_view name);
 
@@ -67,6 +69,8 @@ struct Copy {
 // Returns the copy when `call` is a `.to()`/`.cuda()` that moves its receiver to a (possibly)
 // CUDA device; nullopt for dtype-only casts, `.to("cpu")`, `memory_format=` and other devices.
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call);
+// `.to` or `.cuda`: the methods device_copy looks at.
+bool is_device_copy_method(std::string_view method);
 // The same for a call node whose receiver is a batch of the training loop (PFL103, PFL104).
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node);
 

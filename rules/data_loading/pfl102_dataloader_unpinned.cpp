@@ -18,6 +18,10 @@ class RulePFL102 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  // A DataLoader, or the TrainingArguments a Hugging Face Trainer builds its loaders from.
+  bool wants(const CallInfo& call) const override {
+    return is_dataloader_call(call) || is_hf_training_args_call(call);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);

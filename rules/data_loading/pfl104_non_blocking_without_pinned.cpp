@@ -17,6 +17,7 @@ class RulePFL104 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override { return is_device_copy_method(call.method); }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const std::optional<Copy> copy = batch_device_copy(model, node);

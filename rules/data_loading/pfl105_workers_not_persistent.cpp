@@ -18,6 +18,7 @@ class RulePFL105 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override { return is_dataloader_call(call); }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);

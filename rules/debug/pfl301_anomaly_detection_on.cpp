@@ -61,6 +61,10 @@ class RulePFL301 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call", "decorator"}; }
+  bool wants(const CallInfo& call) const override {
+    return is_lightning_trainer(call.qualname) || is_detect_anomaly(call.qualname) ||
+           is_set_detect_anomaly(call.qualname);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "decorator")) {
@@ -85,9 +89,7 @@ class RulePFL301 final : public Rule {
       scoped(node, ts::field(with, "body"), model, out, "with " + std::string(model.text(node)));
       return;
     }
-    if (call->qualname != "torch.autograd.set_detect_anomaly" &&
-        call->qualname != "torch.autograd.anomaly_mode.set_detect_anomaly")
-      return;
+    if (!is_set_detect_anomaly(call->qualname)) return;
     TSNode mode = call->arg("mode", 0);
     if (ts_node_is_null(mode) || call->unresolved_kwargs) return;
     const Value v = model.evaluate(mode);
@@ -134,6 +136,9 @@ class RulePFL301 final : public Rule {
 
   static bool is_detect_anomaly(std::string_view q) {
     return q == "torch.autograd.detect_anomaly" || q == "torch.autograd.anomaly_mode.detect_anomaly";
+  }
+  static bool is_set_detect_anomaly(std::string_view q) {
+    return q == "torch.autograd.set_detect_anomaly" || q == "torch.autograd.anomaly_mode.set_detect_anomaly";
   }
 
   // The `with` statement whose item is `call` (`with a(), torch.autograd.detect_anomaly():`).

@@ -37,6 +37,10 @@ class RulePFL302 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"with_statement", "call"}; }
+  // A Lightning Trainer (its profiler= argument), or `prof.start()`.
+  bool wants(const CallInfo& call) const override {
+    return is_lightning_trainer(call.qualname) || call.method == "start";
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "with_statement")) return check_with(node, model, out);

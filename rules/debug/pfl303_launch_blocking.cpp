@@ -33,6 +33,10 @@ class RulePFL303 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"assignment", "call"}; }
+  bool wants(const CallInfo& call) const override {
+    const std::string_view q = call.qualname;  // compared as a view: no out-of-line std::string::compare
+    return q == "os.environ.setdefault" || q == "os.putenv" || q == "os.environ.update";
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     TSNode value{};

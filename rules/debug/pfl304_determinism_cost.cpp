@@ -24,6 +24,9 @@ class RulePFL304 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"assignment", "call"}; }
+  bool wants(const CallInfo& call) const override {
+    return std::string_view(call.qualname) == "torch.use_deterministic_algorithms";
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "assignment")) {
@@ -38,7 +41,7 @@ class RulePFL304 final : public Rule {
       return;
     }
     const CallInfo* call = model.call(node);
-    if (!call || call->qualname != "torch.use_deterministic_algorithms") return;
+    if (!call || !wants(*call)) return;
     TSNode mode = call->arg("mode", 0);
     if (ts_node_is_null(mode)) return;
     const Value v = model.evaluate(mode);

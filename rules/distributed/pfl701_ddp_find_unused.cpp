@@ -25,6 +25,14 @@ constexpr Site kSites[] = {
     {"transformers.TrainingArguments", "ddp_find_unused_parameters", -1},
 };
 
+// The site `call` constructs, or null.
+const Site* site_of(const CallInfo& call) {
+  const Site* site = nullptr;
+  for (const Site& s : kSites)
+    if (call.qualname == s.qualname) site = &s;
+  return site;
+}
+
 class RulePFL701 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -33,13 +41,12 @@ class RulePFL701 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override { return site_of(call) != nullptr; }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call) return;
-    const Site* site = nullptr;
-    for (const Site& s : kSites)
-      if (call->qualname == s.qualname) site = &s;
+    const Site* site = site_of(*call);
     if (!site) return;
     TSNode arg = call->star_args ? TSNode{} : call->arg(site->param, site->index);
     if (ts_node_is_null(arg))

@@ -16,9 +16,11 @@ class RulePFL201 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
+  bool wants(const CallInfo& call) const override { return call.method == "item"; }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || call->method != "item" || ts_node_is_null(call->receiver)) return;
+    if (!call || !wants(*call) || ts_node_is_null(call->receiver)) return;
     if (!call->positional.empty() || !call->keywords.empty() || call->star_args) return;
     // `np.float32(x).item()`, `np.mean(a).item()`: a NumPy scalar, no device involved.
     if (rooted_in_other_library(model, call->receiver)) return;

@@ -58,9 +58,15 @@ class RulePFL202 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
+  // A copy method other than .item() (PFL201's), or a builtin such as `float(t)`: no method, and a
+  // name not resolved through an import.
+  bool wants(const CallInfo& call) const override {
+    return call.method.empty() ? call.qualname.empty() : call.method != "item" && is_host_copy_method(call.method);
+  }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call) return;
+    if (!call || !wants(*call)) return;
     std::string message;
     std::string hint =
         "keep the tensor on the device (accumulate with `total += x.detach()`) and copy it only when logging, under "

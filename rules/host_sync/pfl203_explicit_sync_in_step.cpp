@@ -20,12 +20,15 @@ class RulePFL203 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
+  bool wants(const CallInfo& call) const override {
+    const std::string_view q = call.qualname;  // compared as a view: no out-of-line std::string::compare
+    return q == "torch.cuda.synchronize" || q == "torch.cuda.empty_cache" || q == "torch.cuda.memory.empty_cache";
+  }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call) return;
-    const bool sync = call->qualname == "torch.cuda.synchronize";
-    const bool empty = call->qualname == "torch.cuda.empty_cache" || call->qualname == "torch.cuda.memory.empty_cache";
-    if (!sync && !empty) return;
+    if (!call || !wants(*call)) return;
+    const bool sync = call->qualname == "torch.cuda.synchronize";  // else empty_cache
     // Timing blocks under `if step % log == 0:` and benchmark functions without a backward are
     // not steps: the model's step context already leaves them out.
     const StepContext sc = model.step_context(node);

@@ -66,10 +66,11 @@ class RulePFL204 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
+  bool wants(const CallInfo& call) const override { return call.method == "cuda" || call.method == "to"; }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || !ts::is(call->receiver, "call")) return;
-    if (call->method != "cuda" && call->method != "to") return;
+    if (!call || !wants(*call) || !ts::is(call->receiver, "call")) return;
     const CallInfo* made = model.call(call->receiver);
     if (!made) return;
     const std::string_view fn = factory_name(made->qualname);

@@ -119,8 +119,12 @@ bool rooted_in_other_library(const Model& model, TSNode expr) {
   return !q.empty() && q != "torch" && !starts_with(q, "torch.");
 }
 
+bool is_host_copy_method(std::string_view method) {
+  return method == "cpu" || method == "tolist" || method == "item" || method == "numpy" || method == "to";
+}
+
 bool is_host_copy(const Model& model, const CallInfo& call) {
-  if (call.method.empty() || ts_node_is_null(call.receiver)) return false;
+  if (!is_host_copy_method(call.method) || ts_node_is_null(call.receiver)) return false;
   if (call.method == "cpu" || call.method == "tolist" || call.method == "item") return true;
   if (call.method == "numpy") {
     const Argument* force = call.keyword("force");

@@ -25,6 +25,8 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
 // `.cpu()`, `.to("cpu")`, `.tolist()`, `.numpy(force=True)`, `.item()`: a call that copies a
 // tensor to the host.
 bool is_host_copy(const Model& model, const CallInfo& call);
+// The methods is_host_copy accepts (some only with certain arguments).
+bool is_host_copy_method(std::string_view method);
 
 // True when a call or attribute further down `expr`'s receiver chain already copies to the host
 // (`x.cpu()` in `x.cpu().numpy()`): the copy is reported there, once.

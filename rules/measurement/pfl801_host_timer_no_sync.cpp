@@ -156,10 +156,11 @@ class RulePFL801 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
+  bool wants(const CallInfo& call) const override { return is_timer(call.qualname); }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || !is_timer(call->qualname)) return;
+    if (!call || !wants(*call)) return;
     std::string_view start = start_name_in_expression(model, node);
     if (start.empty()) start = start_name_via_end(model, node);
     if (start.empty()) return;

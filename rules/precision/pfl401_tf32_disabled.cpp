@@ -35,6 +35,9 @@ class RulePFL401 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"module", "assignment", "call"}; }
+  bool wants(const CallInfo& call) const override {
+    return call.qualname == kPrecision || is_hf_training_args(call.qualname);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "module")) return never_enabled(node, model, out);

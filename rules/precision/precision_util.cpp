@@ -72,19 +72,14 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
   return K::None;
 }
 
-}  // namespace
-
 // Every name is_16bit_dtype / is_amp_call accept contains one of these.
 constexpr std::string_view kPrecisionWords[] = {"float16", "half", "autocast", "GradScaler"};
 
-ReducedPrecision reduced_precision(const Model& model) {
+ReducedPrecision find_reduced_precision(const Model& model) {
   ReducedPrecision out;
   TSNode root{};
   for (const auto& c : model.calls()) {
-    if (ts_node_is_null(root)) {
-      root = c.node;
-      for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
-    }
+    if (ts_node_is_null(root)) root = ts_tree_root_node(c.node.tree);
     const ReducedPrecision::Kind k = judge(model, c);
     if (k == ReducedPrecision::Kind::None) continue;
     // Present wins over Unknown: PFL504 needs to know that 16-bit compute is really written here.
@@ -93,7 +88,7 @@ ReducedPrecision reduced_precision(const Model& model) {
   }
   if (out.kind != ReducedPrecision::Kind::None || ts_node_is_null(root)) return out;
   // The walk below looks for 16-bit dtypes and AMP names; a file that never spells one has none.
-  // (This runs for three rules on every training file: the text check keeps it off the hot path.)
+  // (This runs on every training file: the text check keeps it off the hot path.)
   const std::string_view text = model.source().text();
   const bool candidate = std::any_of(std::begin(kPrecisionWords), std::end(kPrecisionWords),
                                      [&](std::string_view w) { return text.find(w) != std::string_view::npos; });
@@ -109,5 +104,10 @@ ReducedPrecision reduced_precision(const Model& model) {
   });
   return out;
 }
+
+}  // namespace
+
+// Three rules ask on the same file: found once per model.
+ReducedPrecision reduced_precision(const Model& model) { return model.derived(&find_reduced_precision); }
 
 }  // namespace perflint
