@@ -1515,8 +1515,9 @@ struct Model::Impl {
     // Most nodes are parts of expressions with nothing below them that the model records. Below a
     // quiet node (quiet_kinds()) there can only be calls, comments and strings, and its text shows
     // whether there are any ("(", "#", and "cuda" until the first CUDA evidence): when there are
-    // none, the walk passes over its children (a third fewer nodes visited). A string without
-    // interpolation is judged by its whole text. Not when the caller keeps other kinds.
+    // none, the walk passes over its children. A string without interpolation is judged by its
+    // whole text; a call's plain callee and plain arguments are read off directly. With these, the
+    // walk visits well under half of the nodes. Not when the caller keeps other kinds.
     const bool may_pass_over = std::all_of(wanted.begin(), wanted.end(), kind_outside_quiet_expressions);
     const auto& quiet = quiet_kinds();
     // Calls need "(", comments "#" (strcspn on the terminated text; a NUL byte, which SourceFile

@@ -451,6 +451,26 @@ TEST(Model, ExpressionsTheWalkPassesOverHoldNothingItRecords) {
   EXPECT_TRUE(build("pair = name, 'cuda'\n").model->uses_cuda());
   EXPECT_TRUE(build("x = opts['cuda'].y\n").model->uses_cuda());
   EXPECT_FALSE(build("cfg = {'device': 'cpu', 'note': 'no cuda here'}\nx = a.b[c]\n").model->uses_cuda());
+  // A plain callee and plain arguments, and arguments holding a call.
+  auto d = build("self.model.forward(x, 1, key=v, *rest, **kw)\nf(g(1), y='a')\n");
+  const CallInfo* fwd = d.find_call("self.model.forward");
+  ASSERT_NE(fwd, nullptr);
+  EXPECT_EQ(d.model->text(fwd->receiver), "self.model");
+  EXPECT_EQ(fwd->method, "forward");
+  ASSERT_EQ(fwd->positional.size(), 2u);
+  EXPECT_EQ(d.model->text(fwd->positional[1]), "1");
+  EXPECT_TRUE(fwd->star_args);
+  ASSERT_EQ(fwd->keywords.size(), 1u);  // **kw is not known: dropped, and marked
+  EXPECT_EQ(fwd->keywords[0].name, "key");
+  EXPECT_EQ(d.model->text(fwd->keywords[0].value), "v");
+  EXPECT_TRUE(fwd->unresolved_kwargs);
+  const CallInfo* f = d.find_call("f");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->positional.size(), 1u);
+  EXPECT_EQ(d.model->text(f->positional[0]), "g(1)");
+  ASSERT_EQ(f->keywords.size(), 1u);
+  EXPECT_EQ(d.model->text(f->keywords[0].value), "'a'");
+  EXPECT_NE(d.find_call("g"), nullptr);
   // Calls in interpolations and lambdas inside a list are calls.
   auto c = build("x = [f'{g(1)}', lambda: h(2)]\n");
   EXPECT_NE(c.find_call("g"), nullptr);
