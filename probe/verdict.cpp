@@ -119,22 +119,19 @@ Verdict judge_sync(const Finding& f, const Evidence& e) {
 
 // A runtime flag seen on the measured steps: confirmed when on in any, refuted when off in all.
 // The cost of a flag is not in the evidence of one run: `--verify` measures it as an A/B.
-Verdict judge_flag(const Evidence& e, bool StepEvidence::*flag, const std::string& on, const std::string& off) {
+template <typename On>
+Verdict judge_flag(const Evidence& e, On on_in, const std::string& on, const std::string& off,
+                   const std::string& cost = "its cost: `--verify` runs without it") {
   const auto m = e.measured();
   if (m.empty()) return make(State::Inconclusive, "no measured step");
-  const auto n = std::count_if(m.begin(), m.end(), [&](const StepEvidence* s) { return s->*flag; });
+  const auto n = std::count_if(m.begin(), m.end(), on_in);
   if (n == 0) return make(State::Refuted, off + " during every measured step");
-  return make(State::Confirmed, on + " in " + std::to_string(n) + "/" + std::to_string(m.size()) +
-                                    " measured steps (its cost: `--verify` runs without it)");
+  return make(State::Confirmed,
+              on + " in " + std::to_string(n) + "/" + std::to_string(m.size()) + " measured steps (" + cost + ")");
 }
 
-Verdict judge_determinism(const Evidence& e) {
-  const auto m = e.measured();
-  if (m.empty()) return make(State::Inconclusive, "no measured step");
-  const auto n = std::count_if(m.begin(), m.end(), [](const StepEvidence* s) { return s->deterministic || s->cudnn_deterministic; });
-  if (n == 0) return make(State::Refuted, "deterministic algorithms and cudnn.deterministic were off during every measured step");
-  return make(State::Confirmed, "deterministic mode was on in " + std::to_string(n) + "/" + std::to_string(m.size()) +
-                                    " measured steps (a deliberate trade; its cost: `--verify` runs without it)");
+auto flag(bool StepEvidence::*member) {
+  return [member](const StepEvidence* s) { return s->*member; };
 }
 
 Verdict judge_zero_grad(const Evidence& e) {
@@ -167,43 +164,30 @@ Verdict judge_recompiles(const Evidence& e) {
   const auto m = e.measured();
   if (m.empty()) return make(State::Inconclusive, "no measured step");
   if (!m.back()->compiles) return make(State::NotMeasurable, "this torch (" + e.torch + ") has no torch.compile counters");
+  // One pass: the steps that compiled a new graph, and the others (the normal step time).
   int64_t last = before && before->compiles ? *before->compiles : 0;
-  int recompiling = 0;
-  double extra_ms = 0.0;
-  std::vector<double> quiet;
+  std::vector<double> compiling, quiet;
   for (const auto* s : m)
     if (s->compiles && *s->compiles > last) {
-      ++recompiling;
+      compiling.push_back(s->wall_ms);
       last = *s->compiles;
     } else {
       quiet.push_back(s->wall_ms);
     }
+  const auto recompiling = compiling.size();
   if (recompiling == 0) return make(State::Refuted, "no graph was compiled during the measured steps (warm-up excluded)");
-  const double normal = median_of(quiet);
   // The compiling steps' time beyond a normal step, spread over the measured steps.
-  last = before && before->compiles ? *before->compiles : 0;
-  for (const auto* s : m)
-    if (s->compiles && *s->compiles > last) {
-      extra_ms += std::max(0.0, s->wall_ms - normal);
-      last = *s->compiles;
-    }
+  const double normal = median_of(quiet);
+  double extra_ms = 0.0;
+  for (const double ms : compiling) extra_ms += std::max(0.0, ms - normal);
   const double cost = quiet.empty() ? 0.0 : extra_ms / static_cast<double>(m.size());
   return make(quiet.empty() ? State::Inconclusive : State::Confirmed,
               std::to_string(recompiling) + " of " + std::to_string(m.size()) +
                   " measured steps compiled a new graph" +
                   (quiet.empty() ? " (every step: no normal step to compare with)"
-                                 : "; they took " + fmt(extra_ms / recompiling) + " ms more than the median other step (" +
+                                 : "; they took " + fmt(extra_ms / static_cast<double>(recompiling)) + " ms more than the median other step (" +
                                        fmt(normal) + " ms)"),
               cost, per_step_share(cost, e));
-}
-
-Verdict judge_anomaly(const Finding&, const Evidence& e) {
-  const auto m = e.measured();
-  if (m.empty()) return make(State::Inconclusive, "no measured step");
-  const auto on = std::count_if(m.begin(), m.end(), [](const StepEvidence* s) { return s->anomaly; });
-  if (on == 0) return make(State::Refuted, "anomaly detection was off during every measured step");
-  return make(State::Confirmed, "anomaly detection was on in " + std::to_string(on) + "/" + std::to_string(m.size()) +
-                                    " measured steps (its cost: `--verify` runs without it)");
 }
 
 Verdict judge_checkpoint(const Finding&, const Evidence& e) {
@@ -285,13 +269,14 @@ Verdict judge_tf32(const Evidence& e) {
               ms, per_step_share(ms, e));
 }
 
-bool any_autocast(const Evidence& e) {
+template <typename On>
+bool any_step(const Evidence& e, On on_in) {
   const auto m = e.measured();
-  return std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->autocast; });
+  return std::any_of(m.begin(), m.end(), on_in);
 }
 
 Verdict judge_mixed_precision(const Evidence& e) {
-  if (any_autocast(e)) return make(State::Refuted, "autocast was active in the forward of the measured steps");
+  if (any_step(e, flag(&StepEvidence::autocast))) return make(State::Refuted, "autocast was active in the forward of the measured steps");
   const double ms = (e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns) + e.gpu_mean(&GpuStep::conv_ns)) / 1e6;
   if (ms <= 0.0) return make(State::Refuted, "no fp32/TF32 GEMM or convolution kernel ran in the measured steps");
   return make(State::Confirmed,
@@ -301,8 +286,7 @@ Verdict judge_mixed_precision(const Evidence& e) {
 }
 
 Verdict judge_cudnn_benchmark(const Evidence& e) {
-  const auto m = e.measured();
-  if (std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->cudnn_benchmark; }))
+  if (any_step(e, flag(&StepEvidence::cudnn_benchmark)))
     return make(State::Refuted, "torch.backends.cudnn.benchmark was on at run time");
   const double ms = e.gpu_mean(&GpuStep::conv_ns) / 1e6;
   if (ms <= 0.0) return make(State::Refuted, "no convolution kernel ran in the measured steps");
@@ -319,22 +303,25 @@ Verdict judge(const Finding& f, const Evidence& e, const Calibration* cal) {
   if (code == "PFL101") return judge_workers(f, e);
   if (code == "PFL105") return judge_persistent(f, e);
   if (code == "PFL201" || code == "PFL202" || code == "PFL203") return judge_sync(f, e);
-  if (code == "PFL301") return judge_anomaly(f, e);
+  if (code == "PFL301")
+    return judge_flag(e, flag(&StepEvidence::anomaly), "anomaly detection was on", "anomaly detection was off");
   if (code == "PFL501") return judge_checkpoint(f, e);
   if (code == "PFL302")
-    return judge_flag(e, &StepEvidence::profiler, "a profiler was active", "no profiler was active");
-  if (code == "PFL304") return judge_determinism(e);
+    return judge_flag(e, flag(&StepEvidence::profiler), "a profiler was active", "no profiler was active");
+  if (code == "PFL304")
+    return judge_flag(
+        e, [](const StepEvidence* s) { return s->deterministic || s->cudnn_deterministic; },
+        "deterministic mode was on", "deterministic algorithms and cudnn.deterministic were off",
+        "a deliberate trade; its cost: `--verify` runs without it");
   if (code == "PFL502") return judge_zero_grad(e);
   if (code == "PFL603") return judge_recompiles(e);
   if (code == "PFL303" && e.device_kind == "cuda")
-    return judge_flag(e, &StepEvidence::launch_blocking, "CUDA_LAUNCH_BLOCKING was set",
+    return judge_flag(e, flag(&StepEvidence::launch_blocking), "CUDA_LAUNCH_BLOCKING was set",
                       "CUDA_LAUNCH_BLOCKING was not set");
-  if (code == "PFL402" && e.device_kind == "cuda" && any_autocast(e)) return judge_mixed_precision(e);
-  if (code == "PFL503" && e.device_kind == "cuda") {
-    const auto m = e.measured();
-    if (std::any_of(m.begin(), m.end(), [](const StepEvidence* s) { return s->cudnn_benchmark; }))
-      return judge_cudnn_benchmark(e);
-  }
+  if (code == "PFL402" && e.device_kind == "cuda" && any_step(e, flag(&StepEvidence::autocast))) return judge_mixed_precision(e);
+  // A flag on at run time decides these without GPU tracing.
+  if (code == "PFL503" && e.device_kind == "cuda" && any_step(e, flag(&StepEvidence::cudnn_benchmark)))
+    return judge_cudnn_benchmark(e);
   if (e.device_kind == "cuda" && e.gpu_traced()) {
     if (code == "PFL102" || code == "PFL104") {
       const Verdict v = judge_pageable(e, code == "PFL104");

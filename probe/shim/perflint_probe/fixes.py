@@ -270,7 +270,7 @@ class NoCheckpoint(Fix):
         cp.checkpoint_sequential = patches._timed_checkpoint(checkpoint_sequential, ctx.probe)
 
     def record(self):
-        if _compiled_frames() > 0:
+        if self.ctx is not None and (self.ctx.probe.compile_count() or 0) > 0:
             # TorchDynamo maps whatever torch.utils.checkpoint.checkpoint is to its checkpoint
             # operator, so the pass-through never runs inside a compiled region.
             self.note("torch.compile was used: compiled regions still checkpoint")
@@ -776,14 +776,6 @@ def _install_forward_reassert(ctx):
         ctx.reassert()
 
     module_mod.register_module_forward_pre_hook(pre_hook)
-
-
-def _compiled_frames():
-    dynamo = sys.modules.get("torch._dynamo.utils")
-    try:
-        return int(dynamo.counters.get("stats", {}).get("unique_graphs", 0)) if dynamo is not None else 0
-    except Exception:
-        return 0
 
 
 def _import(name):
