@@ -91,6 +91,9 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.step_marker = d.string("step_marker").value_or("");
   e.steps_requested = static_cast<int>(d.num("steps_requested").value_or(0));
   e.warmup = static_cast<int>(d.num("warmup").value_or(0));
+  e.rank = static_cast<int>(d.num("rank").value_or(0));
+  e.local_rank = static_cast<int>(d.num("local_rank").value_or(0));
+  e.world_size = static_cast<int>(d.num("world_size").value_or(1));
   if (const auto* dev = d.get("device"); dev && dev->is_object()) {
     e.device_kind = dev->string("kind").value_or("cpu");
     e.device_name = dev->string("name").value_or("");
@@ -132,6 +135,17 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
     StepEvidence st;
     st.warmup = s.boolean("warmup").value_or(false);
     st.wall_ms = s.num("wall_ms").value_or(0.0);
+    st.start_ms = s.num("start_ms").value_or(0.0);
+    if (const auto* ph = s.get("phases"); ph && ph->is_object()) {
+      StepPhases p;
+      p.data_ms = ph->num("data_ms").value_or(0.0);
+      p.h2d_ms = ph->num("h2d_ms").value_or(0.0);
+      p.forward_ms = ph->num("forward_ms").value_or(0.0);
+      p.backward_ms = ph->num("backward_ms").value_or(0.0);
+      p.optimizer_ms = ph->num("optimizer_ms").value_or(0.0);
+      p.other_ms = ph->num("other_ms").value_or(0.0);
+      st.phases = p;
+    }
     st.data_wait_ms = s.num("data_wait_ms").value_or(0.0);
     st.autocast = s.boolean("autocast").value_or(false);
     st.checkpoint_calls = static_cast<uint32_t>(s.num("checkpoint_calls").value_or(0));

@@ -18,9 +18,17 @@ struct SyncEvidence {
   bool cuda = false;
 };
 
+// Where one measured step's time went (ms), when the shim timed its phases (docs/probe-evidence.md):
+// data wait, host-to-device copies, forward, backward, optimizer step, and the rest of the step.
+struct StepPhases {
+  double data_ms = 0.0, h2d_ms = 0.0, forward_ms = 0.0, backward_ms = 0.0, optimizer_ms = 0.0, other_ms = 0.0;
+};
+
 struct StepEvidence {
   bool warmup = false;
+  double start_ms = 0.0;  // when the step began, ms since the shim started (timelines)
   double wall_ms = 0.0;
+  std::optional<StepPhases> phases;  // unset: the shim did not time phases
   double data_wait_ms = 0.0;
   bool autocast = false;
   bool anomaly = false;
@@ -70,6 +78,7 @@ struct Evidence {
   std::string python, python_version, torch, script, step_marker;
   int steps_requested = 0;
   int warmup = 0;
+  int rank = 0, local_rank = 0, world_size = 1;  // from RANK / LOCAL_RANK / WORLD_SIZE in the child
   std::string device_kind = "cpu";  // cpu | cuda
   std::string device_name, capability;
   std::string memory_kind;  // cuda | rss

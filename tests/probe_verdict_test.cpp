@@ -37,6 +37,25 @@ Evidence parse(const std::string& json) {
   return e.ok() ? *e : Evidence{};
 }
 
+TEST(ProbeEvidence, RankAndStepPhasesAreReadWhenPresentAndAbsentOtherwise) {
+  const Evidence plain = parse(evidence_json(kCpu, 2, 10.0, 1.0, 0));
+  EXPECT_EQ(plain.rank, 0);
+  EXPECT_EQ(plain.world_size, 1);
+  EXPECT_FALSE(plain.steps.back().phases);
+  const Evidence ranked = parse(R"({"schema": 1, "rank": 3, "local_rank": 1, "world_size": 4,
+    "exit": {"reason": "steps_reached"}, "steps": [{"start_ms": 12.5, "wall_ms": 10, "phases":
+    {"data_ms": 1, "h2d_ms": 2, "forward_ms": 3, "backward_ms": 2.5, "optimizer_ms": 1, "other_ms": 0.5}}]})");
+  EXPECT_EQ(ranked.rank, 3);
+  EXPECT_EQ(ranked.local_rank, 1);
+  EXPECT_EQ(ranked.world_size, 4);
+  ASSERT_EQ(ranked.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(ranked.steps[0].start_ms, 12.5);
+  ASSERT_TRUE(ranked.steps[0].phases);
+  EXPECT_DOUBLE_EQ(ranked.steps[0].phases->forward_ms, 3.0);
+  EXPECT_DOUBLE_EQ(ranked.steps[0].phases->backward_ms, 2.5);
+  EXPECT_DOUBLE_EQ(ranked.steps[0].phases->other_ms, 0.5);
+}
+
 TEST(ProbeVerdict, WorkersConfirmedRefutedOrInconclusiveByTheShareOfTheStep) {
   const Verdict heavy = judge(finding("PFL101", 20), parse(evidence_json(kCpu, 5, 20.0, 15.0, 0)));
   EXPECT_EQ(heavy.state, Verdict::State::Confirmed);

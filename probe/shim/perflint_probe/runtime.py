@@ -20,6 +20,13 @@ from perflint_probe import fixes
 from perflint_probe import patches
 
 
+def _env_int(name, default):
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
 class StepCounters:
     """What one step did. Reset at every boundary."""
 
@@ -141,6 +148,7 @@ class Probe:
             {
                 "index": len(self.records),
                 "warmup": len(self.records) < self.warmup,
+                "start_ms": (c.start - self.started) * 1000.0,
                 "wall_ms": (now - c.start) * 1000.0,
                 "data_wait_ms": c.data_wait * 1000.0,
                 "syncs": [{"site": site, "op": op, "count": n, "cuda": cuda} for (site, op, cuda), n in sorted(c.syncs.items())],
@@ -233,6 +241,9 @@ class Probe:
             "script": self.script,
             "steps_requested": self.steps,
             "warmup": self.warmup,
+            "rank": _env_int("RANK", 0),
+            "local_rank": _env_int("LOCAL_RANK", 0),
+            "world_size": _env_int("WORLD_SIZE", 1),
             "step_marker": self.marker,
             "elapsed_ms": (time.perf_counter() - self.started) * 1000.0,
             "device": self.device() if torch is not None else {"kind": "unknown"},
