@@ -19,7 +19,7 @@
 #include "cli/config.hpp"
 #include "cli/discover.hpp"
 #include "cli/fix.hpp"
-#include "cli/io.hpp"
+#include "util/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
 #include "reports/report.hpp"

@@ -2,6 +2,7 @@
 // never links LibTorch (loading it costs hundreds of milliseconds on every lint), so the measuring
 // program is a separate executable found next to this one.
 #include "cli/calibrate_cmd.hpp"
+#include "util/byte_size.hpp"
 
 #include <unistd.h>
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "cli/toml_read.hpp"
+#include "util/toml_read.hpp"
 #include "rules/registry.hpp"
 
 namespace perflint {

@@ -15,10 +15,11 @@
 #include <string_view>
 #include <thread>
 
-#include "cli/io.hpp"
+#include "util/io.hpp"
 #include "cli/options.hpp"
 #include "parser/ts.hpp"
 #include "rules/fixer.hpp"
+#include "util/byte_size.hpp"
 
 namespace perflint {
 

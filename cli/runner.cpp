@@ -7,9 +7,10 @@
 #include <exception>
 #include <thread>
 
-#include "cli/io.hpp"
+#include "util/io.hpp"
 #include "cli/options.hpp"
 #include "parser/ts.hpp"
+#include "util/byte_size.hpp"
 
 namespace perflint {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/io.hpp"
-#include "cli/toml_read.hpp"
+#include "util/io.hpp"
+#include "util/toml_read.hpp"
 #include "probe/calibration.hpp"
 
 namespace perflint::probe {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli/options.hpp"
+#include "util/byte_size.hpp"
 
 namespace perflint::probe {
 

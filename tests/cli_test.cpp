@@ -8,6 +8,7 @@
 #include "cli/runner.hpp"
 #include "rules/registry.hpp"
 #include "cli_support.hpp"
+#include "util/byte_size.hpp"
 
 namespace perflint {
 namespace {

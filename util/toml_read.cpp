@@ -1,5 +1,5 @@
 // See toml_read.hpp.
-#include "cli/toml_read.hpp"
+#include "util/toml_read.hpp"
 
 #include <sstream>
 

@@ -1,5 +1,5 @@
 // POSIX reads so that the size is known from fstat before reading and errors keep their errno.
-#include "cli/io.hpp"
+#include "util/io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
