@@ -44,20 +44,21 @@ AppliedFixes apply_fixes(const std::string& text, const std::vector<Finding>& fi
 
 FixedFile fix_buffer(const std::string& path, const std::string& bytes, const RuleSet& rules, ts::Parser& parser,
                      bool unsafe, ProjectContext* project) {
-  // Offsets refer to the text after a BOM (SourceFile drops it); it is put back at the end.
-  const bool bom = bytes.rfind("\xEF\xBB\xBF", 0) == 0;
-  std::string text = bom ? bytes.substr(3) : bytes;
+  // Offsets refer to the text after one BOM (SourceFile drops exactly one). Every pass lints the
+  // bytes with that BOM in front, so the offsets always index `text`, however many BOMs follow it.
+  const std::string bom = bytes.rfind("\xEF\xBB\xBF", 0) == 0 ? "\xEF\xBB\xBF" : "";
+  std::string text = bytes.substr(bom.size());
   FixedFile out;
-  out.result = lint_buffer(path, text, rules, parser, project);
+  out.result = lint_buffer(path, bytes, rules, parser, project);
   for (int pass = 0; pass < kMaxFixPasses && out.result.linted; ++pass) {
     AppliedFixes a = apply_fixes(text, out.result.findings, unsafe);
     if (a.applied == 0 || a.text == text) break;
     out.applied += a.applied;
     text = std::move(a.text);
     out.changed = true;
-    out.result = lint_buffer(path, text, rules, parser, project);
+    out.result = lint_buffer(path, bom + text, rules, parser, project);
   }
-  out.bytes = bom ? "\xEF\xBB\xBF" + text : text;
+  out.bytes = bom + text;
   return out;
 }
 
