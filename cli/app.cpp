@@ -5,6 +5,7 @@
 #include "cli/probe_cmd.hpp"
 #include "cli/project_files.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -168,6 +169,18 @@ std::vector<FileResult> merge_results(std::vector<FileResult> linted, const Disc
   return out;
 }
 
+// The input file that `output` (-o) names, if any: same device and inode, so that links and other
+// spellings of the path count too. An output that does not exist yet names nothing.
+const std::string* output_input(const std::string& output, const Discovery& discovery) {
+  struct stat out {};
+  if (output.empty() || ::stat(output.c_str(), &out) != 0) return nullptr;
+  for (const auto& path : discovery.files) {
+    struct stat in {};
+    if (::stat(path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) return &path;
+  }
+  return nullptr;
+}
+
 int exit_code_for(const std::vector<FileResult>& results, bool exit_zero) {
   bool io = false, findings = false;
   for (const auto& r : results) {
@@ -225,6 +238,11 @@ int run_lint(const Options& o) {
   const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
 
   Discovery discovery = discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
+  if (const std::string* input = output_input(o.output, discovery)) {
+    print(stderr, "error: -o " + o.output + " is the input file " + *input +
+                      ": the report would overwrite it; choose another output file\n");
+    return kError;
+  }
 
   // One RuleSet per distinct combination of matching per-file-ignores, built before any thread
   // starts; std::map nodes keep the addresses the jobs point at stable.
@@ -284,8 +302,12 @@ int run_lint(const Options& o) {
   if (o.fix) {
     size_t remaining = 0;
     for (const auto& r : results) remaining += r.findings.size();
-    const std::string line = "Fixed " + std::to_string(fixed.applied) + (fixed.applied == 1 ? " finding" : " findings") +
-                             " (" + std::to_string(remaining) + " remaining).\n";
+    std::string line = "Fixed " + std::to_string(fixed.applied) + (fixed.applied == 1 ? " finding" : " findings") +
+                       " (" + std::to_string(remaining) + " remaining)";
+    if (fixed.files_failed > 0)
+      line += "; " + std::to_string(fixed.files_failed) + (fixed.files_failed == 1 ? " file" : " files") +
+              " could not be written (see the errors)";
+    line += ".\n";
     // Keep machine-readable output clean: the line goes with the text report on stdout, else stderr.
     if (o.format == OutputFormat::Text && o.output.empty()) text += line;
     else print(stderr, line);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "util/io.hpp"
 #include "cli/options.hpp"
@@ -152,43 +153,80 @@ std::string unified_diff(const std::string& path, const std::string& before, con
   return out;
 }
 
-bool replace_file(const std::string& path, const std::string& content, std::string& error) {
+namespace {
+
+// Closes on every path out; `release` hands the descriptor to an explicit close whose error counts.
+struct OwnedFd {
+  int fd = -1;
+  ~OwnedFd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool write_all(int fd, const std::string& content) {
+  for (size_t done = 0; done < content.size();) {
+    const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool replace_file(const std::string& path, const std::string& expected, const std::string& content,
+                  std::string& error) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path target = fs::canonical(path, ec);
+  const fs::path target = fs::canonical(path, ec);
   if (ec) {
     error = ec.message();
     return false;
   }
   struct stat st {};
   if (::stat(target.c_str(), &st) != 0) {
-    error = std::strerror(errno);
+    error = errno_text();
     return false;
   }
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".perflint-XXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    // A directory we may not create files in, around a file we may write: write in place.
-    return write_whole_file(target.string(), content, error);
+  if (!S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    return false;
   }
-  bool ok = ::fchmod(fd, st.st_mode & 07777) == 0;
-  for (size_t done = 0; ok && done < content.size();) {
-    const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) ok = false;
-    else done += static_cast<size_t>(w);
+  const fs::path dir = target.parent_path();
+  std::string tmp = (dir / ("." + target.filename().string() + ".perflint-XXXXXX")).string();
+  OwnedFd fd{::mkstemp(tmp.data())};
+  if (fd.fd < 0) {
+    // Writing in place could leave half a file behind (a full disk, a crash): refuse instead.
+    error = "cannot create a temporary file in " + dir.string() + " (" + errno_text() +
+            "); perflint replaces a file only through a new file beside it, so nothing was written";
+    return false;
   }
-  if (!ok) error = std::strerror(errno);
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    error = std::strerror(errno);
-  }
-  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) {
-    ok = false;
-    error = std::strerror(errno);
-  }
-  if (!ok) ::unlink(tmp.c_str());
-  return ok;
+  auto fail = [&](std::string why) {
+    error = std::move(why);
+    ::unlink(tmp.c_str());
+    return false;
+  };
+  if (::fchmod(fd.fd, st.st_mode & 07777) != 0) return fail(errno_text());
+  if (!write_all(fd.fd, content)) return fail(errno_text());
+  if (::fsync(fd.fd) != 0) return fail(errno_text());
+  if (::close(fd.release()) != 0) return fail(errno_text());
+  // The user (or a formatter) may have saved the file while we were fixing it: theirs wins.
+  const FileRead now = read_whole_file(target.string(), expected.size());
+  if (now.status != FileRead::Status::Ok || now.bytes != expected)
+    return fail(now.status == FileRead::Status::Error ? "cannot read it again: " + now.error
+                                                      : "the file changed on disk while it was being fixed; "
+                                                        "not written (run perflint --fix again)");
+  if (::rename(tmp.c_str(), target.c_str()) != 0) return fail(errno_text());
+  // The rename itself is durable once the directory is synced; a failure here loses nothing.
+  if (OwnedFd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)}; d.fd >= 0) ::fsync(d.fd);
+  return true;
 }
 
 FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write) {
@@ -198,6 +236,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     std::string diff;
     size_t applied = 0;
     bool changed = false;
+    bool write_failed = false;
   };
   std::vector<One> done(jobs.size());
   std::atomic<size_t> next{0};
@@ -219,10 +258,15 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     one.changed = fixed.changed && fixed.bytes != read.bytes;
     if (one.changed) {
       one.diff = unified_diff(job.path, read.bytes, fixed.bytes);
-      if (write) {
-        std::string err;
-        if (!replace_file(job.path, fixed.bytes, err))
-          one.result.errors.push_back({FileError::Kind::Io, job.path, "cannot write the fixed file: " + err, std::nullopt});
+      std::string err;
+      if (write && !replace_file(job.path, read.bytes, fixed.bytes, err)) {
+        // Nothing was written: report the file as it is on disk, and count none of its fixes.
+        one.result = lint_buffer(job.path, read.bytes, *job.rules, parser, options.project);
+        one.result.errors.push_back({FileError::Kind::Io, job.path, "cannot write the fixed file: " + err, std::nullopt});
+        one.applied = 0;
+        one.changed = false;
+        one.write_failed = true;
+        fixed.bytes = std::move(read.bytes);
       }
     }
     one.source = std::move(fixed.bytes);
@@ -252,6 +296,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     One& one = done[i];
     out.applied += one.applied;
     if (one.changed) ++out.files_changed;
+    if (one.write_failed) ++out.files_failed;
     out.diff += one.diff;
     if (options.keep_sources && !one.result.findings.empty()) out.run.sources.emplace(jobs[i].path, std::move(one.source));
     out.run.results.push_back(std::move(one.result));

@@ -11,20 +11,24 @@ namespace perflint {
 struct FixRun {
   LintRun run;            // results of linting the fixed text, one per job, in job order
   std::string diff;       // unified diffs of the changed files, in job order
-  size_t applied = 0;     // fixes applied over all files
+  size_t applied = 0;     // fixes applied over all files (with `write`: written to disk)
   size_t files_changed = 0;
+  size_t files_failed = 0;  // with `write`: files that had fixes but could not be written
 };
 
 // Fixes every job's file; with `write`, changed files are replaced (keeping their permissions) and
-// a failed write is an Io error on that file's result.
+// a failed write is an Io error on that file's result, whose findings are then those of the file as
+// it is on disk (its fixes are not counted).
 FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write);
 
 // A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines around each change);
 // empty when the texts are equal. Lines keep their own terminators.
 std::string unified_diff(const std::string& path, const std::string& before, const std::string& after, int context = 3);
 
-// Replaces `path`'s content through a temporary file in the same directory and a rename, so that a
-// failed write never leaves half a file; the mode of the original is kept (a symlink is followed).
-bool replace_file(const std::string& path, const std::string& content, std::string& error);
+// Replaces `path`'s content atomically: a temporary file beside it (the original's mode), fsync,
+// rename; a symlink is followed. Only when the file still holds `expected` (what was linted), and
+// never in place: where no file can be created beside it, it refuses. False with `error` otherwise.
+bool replace_file(const std::string& path, const std::string& expected, const std::string& content,
+                  std::string& error);
 
 }  // namespace perflint
