@@ -336,3 +336,55 @@ TEST(FixCli, JsonCarriesTheFix) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+
+// Issue 11 #2: the safe PFL105 fix made `--workers 0` raise "persistent_workers option needs
+// num_workers > 0". The fixed script runs with a real torch for every worker count.
+TEST(FixCli, PersistentWorkersFixHoldsForEveryWorkerCount) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no torch for /usr/bin/python3 (Debian: apt-get install python3-torch)";
+  TempDir dir;
+  const std::string path = dir.write("train.py",
+                                     "import argparse\n\n"
+                                     "import torch\n"
+                                     "from torch.utils.data import DataLoader, TensorDataset\n\n"
+                                     "parser = argparse.ArgumentParser()\n"
+                                     "parser.add_argument(\"--workers\", type=int, default=2)\n"
+                                     "args = parser.parse_args()\n\n"
+                                     "loader = DataLoader(TensorDataset(torch.zeros(8, 2)), batch_size=4, "
+                                     "num_workers=args.workers)\n"
+                                     "model = torch.nn.Linear(2, 1)\n"
+                                     "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                                     "for epoch in range(2):\n"
+                                     "    for (x,) in loader:\n"
+                                     "        loss = model(x).sum()\n"
+                                     "        opt.zero_grad()\n"
+                                     "        loss.backward()\n"
+                                     "        opt.step()\n");
+  auto fixed = run_perflint({"--isolated", "--fix", "--select", "PFL105", "train.py"}, dir.str());
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  EXPECT_TRUE(contains(slurp(path), "persistent_workers=args.workers > 0")) << slurp(path);
+  for (const char* workers : {"0"}) {
+    auto run = testing::run_program("/usr/bin/python3", {"train.py", "--workers", workers}, dir.str());
+    EXPECT_EQ(run.exit_code, 0) << "--workers " << workers << ":\n" << run.err;
+  }
+}
+
+// Where the count's expression cannot be repeated next to it (it comes through a **dict written
+// elsewhere), `persistent_workers=True` depends on the run-time value: the fix is unsafe.
+TEST(FixEdits, PersistentWorkersTrueIsUnsafeWhenTheCountIsNotWrittenInTheCall) {
+  const std::string head =
+      "import argparse\nimport torch\nfrom torch.utils.data import DataLoader\n"
+      "parser = argparse.ArgumentParser()\nparser.add_argument('--workers', type=int, default=4)\n"
+      "args = parser.parse_args()\nmodel = Net().cuda()\n";
+  const std::string via_dict = head + "common = dict(num_workers=args.workers)\nloader = DataLoader(ds, **common)\n" + kStep;
+  EXPECT_EQ(fix_text(via_dict, {"PFL105"}), via_dict) << "no safe fix";
+  EXPECT_TRUE(contains(fix_text(via_dict, {"PFL105"}, /*unsafe=*/true), "persistent_workers=True"));
+  const std::string literal = head + "loader = DataLoader(ds, num_workers=8)\n" + kStep;
+  EXPECT_TRUE(contains(fix_text(literal, {"PFL105"}), "num_workers=8, persistent_workers=True"));
+}
+
+}  // namespace
+}  // namespace perflint

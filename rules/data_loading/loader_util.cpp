@@ -5,6 +5,7 @@
 
 #include "parser/text_util.hpp"
 #include "parser/ts.hpp"
+#include "rules/fix_util.hpp"
 
 namespace perflint::data_loading {
 namespace {
@@ -233,6 +234,29 @@ std::string enable_flag_hint(const Value& value, std::string_view param) {
   if (ts_node_is_null(opt->default_value)) return "run with `" + opt->flag + "` or pass `" + std::string(param) + "=True`";
   return "set `default=True` for " + opt->flag + " (line " + std::to_string(opt->line) + ") or pass `" +
          std::string(param) + "=True`";
+}
+
+}  // namespace perflint::data_loading
+
+namespace perflint::data_loading {
+
+namespace {
+bool is_name_chain(TSNode n) {
+  while (ts::is(n, "attribute")) {
+    if (!ts::is(ts::field(n, "attribute"), "identifier")) return false;
+    n = ts::field(n, "object");
+  }
+  return ts::is(n, "identifier");
+}
+}  // namespace
+
+std::optional<std::string> persistent_workers_value(const Model& model, const CallInfo& call, const LoaderArg& workers) {
+  if (!workers.present || ts_node_is_null(workers.node)) return std::nullopt;
+  if (ts::is(workers.node, "integer")) return "True";
+  if (!is_name_chain(workers.node)) return std::nullopt;
+  // Only an expression written in this call's own argument list can be repeated next to it.
+  if (ts_node_is_null(fixes::literal_argument(call, workers.node, ts::kind(workers.node)))) return std::nullopt;
+  return std::string(ts::text(workers.node, model.source().text())) + " > 0";
 }
 
 }  // namespace perflint::data_loading

@@ -41,6 +41,13 @@ Span argument_span(const Emitter& out, const CallInfo& call, std::string_view na
 // `pin_memory=True`"; empty when the value does not come from argparse.
 std::string enable_flag_hint(const Value& value, std::string_view param);
 
+// What `persistent_workers=` must say to hold for whatever `num_workers` is at run time (persistent
+// workers with num_workers=0 raise ValueError): "True" for an integer literal, "<expr> > 0" for a
+// name or attribute chain written in this call (`args.workers > 0`: --workers 0 stays valid);
+// nullopt for anything else (a call could give another value, or run twice), where a fix that
+// writes True is unsafe.
+std::optional<std::string> persistent_workers_value(const Model& model, const CallInfo& call, const LoaderArg& workers);
+
 // The origin and **dict notes of an argument, appended to `f`.
 void add_value_notes(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name,
                      const LoaderArg& arg, Finding& f);

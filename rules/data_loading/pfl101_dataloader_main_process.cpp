@@ -147,7 +147,10 @@ class RulePFL101 final : public Rule {
     }
     fix.edits.push_back(fixes::replace_node(model.source(), lit, "4"));
     if (add_persistent) {
-      auto e = fixes::add_keywords(model, call, {{"persistent_workers", "True"}});
+      // `args.workers > 0` rather than True: the script must still run with `--workers 0`.
+      const std::string value = persistent_workers_value(model, call, workers).value_or("True");
+      fix.title = "Pass `num_workers=4, persistent_workers=" + value + "`";
+      auto e = fixes::add_keywords(model, call, {{"persistent_workers", value}});
       if (!e) return std::nullopt;
       fix.edits.push_back(std::move(*e));
     }

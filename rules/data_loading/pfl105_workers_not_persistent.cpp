@@ -32,10 +32,13 @@ class RulePFL105 final : public Rule {
     const std::optional<Flag> persistent = loader_flag(model, *call, "persistent_workers");
     if (!persistent || persistent->value) return;
 
+    // Safe only when it holds for every num_workers the script may run with (`--workers 0`).
+    const std::optional<std::string> holds = persistent_workers_value(model, *call, *workers);
+    const std::string value = holds.value_or("True");
     Finding& f = out.report(argument_span(out, *call, "persistent_workers", persistent->arg),
                             "DataLoader with num_workers=" + std::to_string(*n) +
                                 " restarts its worker processes at the start of every epoch",
-                            "pass `persistent_workers=True`");
+                            "pass `persistent_workers=" + value + "`");
     add_value_notes(model, out, *call, "num_workers", *workers, f);
     add_value_notes(model, out, *call, "persistent_workers", persistent->arg, f);
     const std::string why = repetition_text(model, out, loader->step_loop);
@@ -44,10 +47,10 @@ class RulePFL105 final : public Rule {
     else f.notes.push_back(out.note(loader->step_loop, std::move(assumes)));
     if (auto note = assumed_note(out, *loader)) f.notes.push_back(std::move(*note));
     std::optional<Edit> e;
-    if (!persistent->arg.present) e = fixes::add_keywords(model, *call, {{"persistent_workers", "True"}});
+    if (!persistent->arg.present) e = fixes::add_keywords(model, *call, {{"persistent_workers", value}});
     else if (TSNode lit = fixes::literal_argument(*call, persistent->arg.node, "false"); !ts_node_is_null(lit))
-      e = fixes::replace_node(model.source(), lit, "True");
-    if (e) f.fix = Fix{"Pass `persistent_workers=True`", true, {std::move(*e)}};
+      e = fixes::replace_node(model.source(), lit, value);
+    if (e) f.fix = Fix{"Pass `persistent_workers=" + value + "`", holds.has_value(), {std::move(*e)}};
   }
 };
 
