@@ -86,8 +86,9 @@ std::string gemm_table(const Calibration& c) {
     any_requested = any_requested || requested;
     rows.push_back({to_string(shape) + (requested ? " *" : "")});
     for (const GemmDtype d : dtypes) {
-      auto it =
-          std::find_if(c.gemms.begin(), c.gemms.end(), [&](const auto& g) { return g.dtype == d && g.shape == shape; });
+      // A copy for the lambda: clang before 16 cannot capture a structured binding (the fuzz build).
+      auto it = std::find_if(c.gemms.begin(), c.gemms.end(),
+                             [&, want = shape](const auto& g) { return g.dtype == d && g.shape == want; });
       if (it == c.gemms.end()) {
         rows.back().push_back("-");
         continue;

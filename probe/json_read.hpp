@@ -14,6 +14,15 @@ namespace perflint::jsonr {
 
 class Node {
  public:
+  // Declared here and defaulted below, where Node is complete: clang with libstdc++ rejects the
+  // implicit ones on a vector of pairs holding the incomplete Node (the fuzz build uses clang).
+  Node();
+  Node(const Node&);
+  Node(Node&&) noexcept;
+  Node& operator=(const Node&);
+  Node& operator=(Node&&) noexcept;
+  ~Node();
+
   enum class Kind { Null, Bool, Number, String, Array, Object };
   Kind kind = Kind::Null;
   bool b = false;
@@ -30,6 +39,13 @@ class Node {
   std::optional<bool> boolean(std::string_view key) const;
   std::optional<std::string> string(std::string_view key) const;
 };
+
+inline Node::Node() = default;
+inline Node::Node(const Node&) = default;
+inline Node::Node(Node&&) noexcept = default;
+inline Node& Node::operator=(const Node&) = default;
+inline Node& Node::operator=(Node&&) noexcept = default;
+inline Node::~Node() = default;
 
 // Parses a whole document. `name` prefixes error messages ("evidence.json:3:14: expected ':'").
 Expected<Node> parse(std::string_view text, const std::string& name);
