@@ -33,6 +33,14 @@ std::string join(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a file or directory";
+}
+
 class Walker {
  public:
   Walker(const DiscoverOptions& options, Discovery& out) : options_(options), out_(out) {}
@@ -55,11 +63,13 @@ class Walker {
     if (excluded(path)) return;
     if (S_ISDIR(st.st_mode)) {
       walk(path, {st.st_dev, st.st_ino});
-    } else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    } else if (S_ISREG(st.st_mode)) {
       // Named explicitly: linted whatever its extension (scripts without .py exist).
       add_file(path);
     } else {
-      error(path, "not a regular file or directory; skipped");
+      // Reading a FIFO or a device could block forever or never end: perflint reads files only.
+      error(path, std::string("not a regular file (") + file_type_name(st.st_mode) +
+                      "); perflint reads regular files and directories only");
     }
   }
 
@@ -101,6 +111,11 @@ class Walker {
       bool is_dir = type == DT_DIR;
       bool is_file = type == DT_REG;
       struct stat st {};
+      mode_t special = 0;  // a FIFO, socket or device: never opened
+      if (type == DT_FIFO) special = S_IFIFO;
+      else if (type == DT_SOCK) special = S_IFSOCK;
+      else if (type == DT_CHR) special = S_IFCHR;
+      else if (type == DT_BLK) special = S_IFBLK;
       if (type == DT_LNK || type == DT_UNKNOWN || is_dir) {
         // A regular file needs no stat; links must be resolved and directories need their identity.
         if (::stat(path.c_str(), &st) != 0) {
@@ -110,6 +125,12 @@ class Walker {
         }
         is_dir = S_ISDIR(st.st_mode);
         is_file = S_ISREG(st.st_mode);
+        if (!is_dir && !is_file) special = st.st_mode & S_IFMT;
+      }
+      if (special != 0) {
+        if (ends_with(name, ".py") && !excluded(path))
+          out_.notices.push_back({path, std::string("skipped: not a regular file (") + file_type_name(special) + ")"});
+        continue;
       }
       if (is_dir) {
         if (is_skipped_directory_name(name) || excluded(path)) continue;

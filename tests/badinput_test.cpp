@@ -200,5 +200,37 @@ TEST(BadInput, ErrorsReachStderrWhenTheReportIsNotTextOnStdout) {
   EXPECT_TRUE(contains(r.out, "\"errors\"")) << r.out;
 }
 
+// Issue 11 #3: opening a FIFO for reading waits for a writer; perflint blocked there forever.
+TEST(BadInput, FifoNamedExplicitlyIsAnErrorNotAHang) {
+  TempDir t;
+  ASSERT_EQ(::mkfifo((t.path() / "pipe.py").c_str(), 0644), 0);
+  t.write("other.py", kOther);
+  RunResult r = run_perflint({"pipe.py", "other.py"}, t.str(), {}, /*timeout_s=*/20);
+  ASSERT_FALSE(r.timed_out) << "perflint blocked on the FIFO";
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "pipe.py: error: not a regular file (a FIFO)")) << r.out;
+  EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
+}
+
+TEST(BadInput, FifoFoundInADirectoryIsSkippedWithANotice) {
+  TempDir t;
+  t.write("src/other.py", kOther);
+  ASSERT_EQ(::mkfifo((t.path() / "src" / "pipe.py").c_str(), 0644), 0);
+  RunResult r = run_perflint({"src"}, t.str(), {}, /*timeout_s=*/20);
+  ASSERT_FALSE(r.timed_out) << "perflint blocked on the FIFO";
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the syntax error in other.py; the FIFO is no error
+  EXPECT_TRUE(contains(r.out, "src/pipe.py: notice: skipped: not a regular file (a FIFO)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "src/other.py:1:7")) << r.out;
+}
+
+TEST(BadInput, DeviceNamedExplicitlyIsAnError) {
+  TempDir t;
+  RunResult r = lint_with_other(t, "/dev/zero");
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "/dev/zero: error: not a regular file (a character device)")) << r.out;
+  EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
+}
+
 }  // namespace
 }  // namespace perflint

@@ -22,22 +22,28 @@ struct Fd {
 
 FileRead read_whole_file(const std::string& path, uint64_t max_size) {
   FileRead r;
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (f.fd < 0) {
     r.status = FileRead::Status::Error;
     r.error = std::strerror(errno);
     return r;
   }
   struct stat st {};
-  if (::fstat(f.fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    r.size = static_cast<uint64_t>(st.st_size);
-    if (r.size > max_size) {
-      r.status = FileRead::Status::TooLarge;
-      return r;
-    }
-    r.bytes.reserve(r.size);
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    // A FIFO, device or socket (e.g. replaced since discovery): /dev/zero would never end.
+    r.status = FileRead::Status::Error;
+    r.error = "not a regular file";
+    return r;
   }
-  // Read to EOF rather than trusting st_size: files grow, and pipes have no size at all.
+  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  r.size = static_cast<uint64_t>(st.st_size);
+  if (r.size > max_size) {
+    r.status = FileRead::Status::TooLarge;
+    return r;
+  }
+  r.bytes.reserve(r.size);
+  // Read to EOF rather than trusting st_size: files grow (and some, in /proc, report size 0).
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(f.fd, buf, sizeof buf);

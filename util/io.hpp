@@ -13,7 +13,8 @@ struct FileRead {
   std::string error;   // strerror text (Error only)
 };
 
-// Reads `path` in binary mode, refusing (without reading it all) a file over `max_size` bytes.
+// Reads `path` in binary mode, refusing (without reading it all) a file over `max_size` bytes, and
+// refusing (without blocking) anything but a regular file: a FIFO, a device, a socket.
 FileRead read_whole_file(const std::string& path, uint64_t max_size);
 
 // Writes `content` to `path` (truncating); false with `error` set on failure.
