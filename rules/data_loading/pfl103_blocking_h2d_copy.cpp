@@ -26,7 +26,8 @@ class RulePFL103 final : public Rule {
     const CallInfo* call = copy->call;
     if (!model.step_context(node).per_step()) return;
 
-    const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
+    const DataLoaderInfo* loader =
+        ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
     std::optional<Flag> pin;
     if (loader) pin = loader_flag(model, *loader->call, "pin_memory");
     std::string fix;
@@ -36,10 +37,13 @@ class RulePFL103 final : public Rule {
             " (non_blocking alone does nothing from pageable memory)";
     } else if (pin) {
       fix = "pass `non_blocking=True`";
+    } else if (!copy->host_source.empty()) {
+      fix = "pin the host data once (`.pin_memory()` when it is built) and pass `non_blocking=True`";
     } else {
       fix = "pass `non_blocking=True` (it overlaps only when the DataLoader has `pin_memory=True`)";
     }
-    std::string message = "batch copied to the GPU with a blocking `";
+    std::string message = copy->host_source.empty() ? "batch copied to the GPU with a blocking `"
+                                                     : "host data copied to the GPU with a blocking `";
     message.append(model.text(call->function)).append("(...)`");
     if (copy->non_blocking_node.id) message.append(" (non_blocking=False)");
     message.append(" every step: the host waits for the copy before it can queue the forward pass");
@@ -53,6 +57,9 @@ class RulePFL103 final : public Rule {
     }
     if (pin && !pin->value)
       f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));
+    if (!copy->host_source.empty())
+      f.notes.push_back(out.note(copy->host_source_site, "the copied value is " + copy->host_source +
+                                                             ", in host memory every step"));
     // Only from pinned memory does non_blocking=True overlap anything: elsewhere the fix is noise.
     if (pin && pin->value) {
       std::optional<Edit> e;
