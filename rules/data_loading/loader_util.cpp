@@ -297,6 +297,89 @@ bool host_data(const Model& model, TSNode receiver, Copy& copy) {
 
 }  // namespace
 
+namespace {
+
+bool cuda_tensor_type_name(std::string_view q) { return q.starts_with("torch.cuda.") && q.ends_with("Tensor"); }
+
+// `torch.cuda.FloatTensor`, or a name bound to it (`Tensor = torch.cuda.FloatTensor if cuda else
+// torch.FloatTensor`: the CUDA branch is what runs on a GPU machine).
+bool is_cuda_tensor_type(const Model& model, TSNode n, int depth = 0) {
+  n = strip_parens(n);
+  if (ts_node_is_null(n) || depth > 3) return false;
+  if (cuda_tensor_type_name(model.qualname(n))) return true;
+  const Value v = model.evaluate(n);
+  if (v.kind == Value::Kind::String) return v.s.starts_with("torch.cuda.") && v.s.ends_with("Tensor");
+  if (!ts::is(n, "identifier")) return false;
+  for (TSNode value : model.assigned_values(model.text(n))) {
+    value = strip_parens(value);
+    if (ts::is(value, "conditional_expression")) {
+      for (TSNode branch : ts::named_children(value))
+        if (is_cuda_tensor_type(model, branch, depth + 1)) return true;
+    } else if (is_cuda_tensor_type(model, value, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A tensor made on the GPU: `torch.zeros(n, device="cuda")`, `x.cuda()`, `torch.empty_like(y)`
+// is not known. Bound names are followed one step.
+bool made_on_gpu(const Model& model, TSNode n) {
+  n = strip_parens(n);
+  const auto on_gpu_call = [&](TSNode v) {
+    v = strip_parens(v);
+    const CallInfo* c = ts::is(v, "call") ? model.call(v) : nullptr;
+    if (!c) return false;
+    if (c->method == "cuda") return true;
+    if (c->method == "to") return device_copy(model, *c).has_value();
+    if (const Argument* d = c->keyword("device")) {
+      const Value dv = model.evaluate(d->value);
+      return dv.kind == Value::Kind::String ? dv.s.starts_with("cuda") : !dv.known();
+    }
+    return false;
+  };
+  if (on_gpu_call(n)) return true;
+  if (!ts::is(n, "identifier") && !ts::is(n, "attribute")) return false;
+  for (TSNode v : model.assigned_values(model.text(n)))
+    if (on_gpu_call(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool may_be_legacy_copy(const CallInfo& call) {
+  return call.method == "type" || call.method == "copy_" || cuda_tensor_type_name(call.qualname) ||
+         (call.method.empty() && call.qualname.empty());
+}
+
+std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node) {
+  const CallInfo* call = model.call(call_node);
+  if (!call || call->star_args || !may_be_legacy_copy(*call)) return std::nullopt;
+  Copy c;
+  c.call = call;
+  c.non_blocking = call->unresolved_kwargs ? std::nullopt : std::optional<bool>(false);
+  const auto read_non_blocking = [&](int index) {
+    TSNode nb = call->arg("non_blocking", index);
+    if (null(nb)) return;
+    c.non_blocking_node = nb;
+    c.non_blocking = model.evaluate(nb).truthy();
+  };
+  if (call->method == "type") {
+    if (!is_cuda_tensor_type(model, call->arg("dtype", 0))) return std::nullopt;
+    c.batch = batch_of(model, call->receiver);
+    read_non_blocking(1);
+  } else if (call->method == "copy_") {
+    if (call->positional.empty() || !made_on_gpu(model, call->receiver)) return std::nullopt;
+    c.batch = batch_of(model, call->positional.front());
+    read_non_blocking(1);
+  } else {
+    if (!is_cuda_tensor_type(model, call->function) || call->positional.size() != 1) return std::nullopt;
+    c.batch = batch_of(model, call->positional.front());
+  }
+  if (null(c.batch)) return std::nullopt;
+  return c;
+}
+
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node) {
   const CallInfo* call = model.call(call_node);
   if (!call || !is_device_copy_method(call->method)) return std::nullopt;

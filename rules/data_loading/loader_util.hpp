@@ -82,5 +82,11 @@ bool is_device_copy_method(std::string_view method);
 // (`[t.to(dev) for t in batch]`, `{k: v.to(dev) for k, v in batch.items()}`), and, in a step loop,
 // host data that is not a DataLoader's (a replay-buffer sample, a slice of a host tensor).
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node);
+// The older spellings of the same copy, of a batch (as batch_device_copy sees it):
+// `x.type(torch.cuda.FloatTensor)` (or an alias: `Tensor = torch.cuda.FloatTensor`),
+// `torch.cuda.FloatTensor(x)`, `dst.copy_(x)` into a tensor made on the GPU.
+std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node);
+// The calls legacy_batch_copy may accept, by a cheap test (the rules' `wants`).
+bool may_be_legacy_copy(const CallInfo& call);
 
 }  // namespace perflint::data_loading

@@ -17,10 +17,13 @@ class RulePFL104 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  bool wants(const CallInfo& call) const override { return is_device_copy_method(call.method); }
+  bool wants(const CallInfo& call) const override {
+    return is_device_copy_method(call.method) || may_be_legacy_copy(call);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
-    const std::optional<Copy> copy = batch_device_copy(model, node);
+    std::optional<Copy> copy = batch_device_copy(model, node);
+    if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || !*copy->non_blocking) return;
     if (!model.step_context(node).in_step) return;
     const DataLoaderInfo* loader = ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
