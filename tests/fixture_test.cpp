@@ -54,16 +54,24 @@ TEST_P(RuleFixture, FindingsAreExactlyTheExpectations) {
   FileResult r = lint_buffer(path.string(), text, rules, parser);
   for (const auto& e : r.errors)
     if (e.kind != FileError::Kind::Syntax) ADD_FAILURE() << "unexpected error: " << e.message;
-  std::set<std::pair<uint32_t, std::string>> actual;
+  // `# expect: PFL401 [info]` also checks the severity; `# expect: PFL401` accepts any.
+  std::set<std::pair<uint32_t, std::string>> actual, actual_with_severity;
   std::map<uint32_t, std::string> messages;
   for (const auto& f : r.findings) {
     actual.emplace(f.span.start.line, std::string(f.rule->code));
+    actual_with_severity.emplace(f.span.start.line,
+                                 std::string(f.rule->code) + " [" + std::string(to_string(f.severity)) + "]");
     messages[f.span.start.line] = f.message;
   }
-  for (const auto& e : expected)
-    if (!actual.count(e)) ADD_FAILURE() << path.filename() << ":" << e.first << ": expected " << e.second << ", not reported";
+  std::set<std::pair<uint32_t, std::string>> expected_codes;
+  for (const auto& e : expected) {
+    const bool with_severity = e.second.find(" [") != std::string::npos;
+    if (!(with_severity ? actual_with_severity : actual).count(e))
+      ADD_FAILURE() << path.filename() << ":" << e.first << ": expected " << e.second << ", not reported";
+    expected_codes.emplace(e.first, e.second.substr(0, e.second.find(" [")));
+  }
   for (const auto& a : actual)
-    if (!expected.count(a))
+    if (!expected_codes.count(a))
       ADD_FAILURE() << path.filename() << ":" << a.first << ": unexpected " << a.second << ": " << messages[a.first];
 }
 

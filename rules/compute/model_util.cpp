@@ -67,3 +67,40 @@ bool uses_channels_last(const Model& model) {
 }
 
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+
+bool is_matmul_call(const CallInfo& c) {
+  const std::string_view q = c.qualname;
+  for (std::string_view e : {"torch.nn.Linear", "torch.nn.LazyLinear", "torch.nn.Bilinear", "torch.nn.MultiheadAttention",
+                             "torch.nn.Transformer", "torch.nn.TransformerEncoderLayer",
+                             "torch.nn.TransformerDecoderLayer", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN",
+                             "torch.nn.LSTMCell", "torch.nn.GRUCell", "torch.nn.functional.linear",
+                             "torch.nn.functional.scaled_dot_product_attention", "torch.matmul", "torch.mm",
+                             "torch.bmm", "torch.einsum", "torch.baddbmm", "torch.addmm"})
+    if (q == e) return true;
+  if (q.starts_with("torchvision.models.vit_") || q.starts_with("torchvision.models.swin")) return true;
+  return q.empty() && (c.method == "matmul" || c.method == "bmm" || c.method == "mm");
+}
+
+}  // namespace
+
+LayerMix layer_mix(const Model& model) {
+  LayerMix mix;
+  for (const auto& c : model.calls()) {
+    if (c.qualname.starts_with("torchvision.models.") && (is_matmul_call(c) || is_conv_call(c.qualname)))
+      mix.from_torchvision = true;
+    if (is_matmul_call(c)) {
+      // A vision transformer is matmul-dominated whatever else the file builds.
+      mix.matmuls += c.qualname.starts_with("torchvision.models.") ? 20 : 1;
+    } else if (is_conv_call(c.qualname)) {
+      mix.convs += c.qualname.starts_with("torchvision.models.") ? 20 : 1;  // a CNN: tens of convolutions
+      if (ts_node_is_null(mix.first_conv) || ts_node_start_byte(c.node) < ts_node_start_byte(mix.first_conv))
+        mix.first_conv = c.node;
+    }
+  }
+  return mix;
+}
+
+}  // namespace perflint

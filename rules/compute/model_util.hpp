@@ -22,3 +22,21 @@ const CallInfo* first_call(const Model& model, bool (*pred)(std::string_view));
 bool uses_channels_last(const Model& model);
 
 }  // namespace perflint
+
+namespace perflint {
+
+// A static estimate of where a model's fp32 time goes: layers and calls that run as matmuls
+// (nn.Linear, attention, RNNs, matmul/bmm/einsum) against convolutions (a torchvision CNN counts
+// as many). Counts, not FLOPs: a hint for rules whose benefit depends on which kind dominates.
+struct LayerMix {
+  int matmuls = 0;
+  int convs = 0;
+  TSNode first_conv{};
+  bool from_torchvision = false;  // a torchvision constructor was counted as 20 layers
+  // Convolutions outnumber matmul layers: the model's time goes to cuDNN convolutions.
+  bool conv_dominated() const { return convs > 0 && convs > matmuls; }
+  bool seen() const { return matmuls + convs > 0; }
+};
+LayerMix layer_mix(const Model& model);
+
+}  // namespace perflint

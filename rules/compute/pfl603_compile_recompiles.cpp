@@ -28,6 +28,9 @@ ShapeEvidence varying_shapes(const Model& model) {
       return {"`pad_sequence` at line " + line_of(model, c.node) + " pads each batch to its longest sequence", c.node};
   ShapeEvidence last_batch;
   for (const auto& dl : model.dataloaders()) {
+    // An evaluation loader: the compiled forward may never see its batches (and when it does, a
+    // few eval-time compiles are not a per-step cost).
+    if (!dl.feeds_step && !dl.assumed_step && dl.framework_reason.empty()) continue;
     const CallInfo& call = *dl.call;
     const auto collate = loader_arg(model, call, "collate_fn");
     if (collate && collate->present && collate->value.kind != Value::Kind::None &&
@@ -50,6 +53,92 @@ ShapeEvidence varying_shapes(const Model& model) {
   return last_batch;
 }
 
+// `x = torch.compile(...)`, `self.x = torch.compile(...)` or `x = torch.compile(...) if c else y`:
+// the statement binding the compiled module, and the name (text of the target); empty when the
+// result is not bound to a plain name or attribute.
+std::string_view bound_name(const Model& model, TSNode compile_call, TSNode* assignment) {
+  TSNode n = compile_call;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+    if (ts::is(p, "parenthesized_expression") || ts::is(p, "conditional_expression")) continue;
+    if (!ts::is(p, "assignment") || !ts::same(ts::field(p, "right"), n)) return {};
+    TSNode left = ts::field(p, "left");
+    if (!ts::is(left, "identifier") && !ts::is(left, "attribute")) return {};
+    *assignment = p;
+    return model.text(left);
+  }
+  return {};
+}
+
+// `torch.compile(AveragedModel(model))`, `torch.compile(ema_model)` where `ema_model = AveragedModel(..)`.
+bool compiles_averaged_model(const Model& model, const CallInfo& call) {
+  TSNode arg = call.arg("model", 0);
+  if (ts_node_is_null(arg)) return false;
+  const auto averaged = [&](TSNode v) {
+    if (!ts::is(v, "call")) return false;
+    const std::string q = model.qualname(ts::field(v, "function"));
+    return q == "torch.optim.swa_utils.AveragedModel" || q.ends_with("ModelEma") || q.ends_with("ModelEmaV2") ||
+           q.ends_with("ModelEmaV3") || q.ends_with("ExponentialMovingAverage");
+  };
+  if (averaged(arg)) return true;
+  if (!ts::is(arg, "identifier")) return false;
+  for (TSNode v : model.assigned_values(model.text(arg)))
+    if (averaged(v)) return true;
+  return false;
+}
+
+// Any use of `name` after its binding: a call, an argument, a `.method` on it, a return.
+bool name_used_after(const Model& model, std::string_view name, TSNode assignment) {
+  bool used = false;
+  TSNode root = assignment;
+  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+  const std::string_view last = name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
+  ts::walk(root, [&](TSNode n) {
+    if (used) return false;
+    if (ts_node_end_byte(n) <= ts_node_end_byte(assignment)) return false;  // before, or the binding itself
+    if (ts::is(n, "identifier") && model.text(n) == last) used = true;
+    return !used;
+  });
+  return used;
+}
+
+// Whether the module bound to `name` is run (called, or handed to a function) in a training step.
+// Averaged models are only `update_parameters(model)`-ed in the step: their forward runs at
+// evaluation.
+bool forward_runs_in_step(const Model& model, std::string_view name) {
+  for (const auto& c : model.calls()) {
+    if (model.text(c.function) == name) {
+      if (model.step_context(c.node).in_step) return true;
+      continue;
+    }
+    // Handed to a step function in another module (`train_one_epoch(model, ...)`).
+    for (TSNode step : model.step_loops())
+      if (ts::same(step, c.node))
+        for (TSNode a : c.positional)
+          if (model.text(a) == name) return true;
+  }
+  return false;
+}
+
+// `if args.compile: model = torch.compile(model)` with the flag off by default, or
+// `torch.compile(m) if args.compile else m`: the condition and its value, when it is known false.
+TSNode off_by_default(const Model& model, TSNode site, Value* value) {
+  TSNode n = site;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+    if (ts::is(p, "conditional_expression") && ts::same(ts_node_named_child(p, 0), n)) {
+      TSNode cond = ts_node_named_child(p, 1);
+      const Value v = model.evaluate(cond);
+      if (v.truthy() == false) return *value = v, cond;
+    }
+    if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
+  }
+  TSNode cond{};
+  if (model.under_condition(site, &cond) && !ts_node_is_null(cond)) {
+    const Value v = model.evaluate(cond);
+    if (v.truthy() == false) return *value = v, cond;
+  }
+  return {};
+}
+
 class RulePFL603 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -70,6 +159,14 @@ class RulePFL603 final : public Rule {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
     if (call->keyword("dynamic") || call->unresolved_kwargs) return;
+    Value flag;
+    if (!ts_node_is_null(off_by_default(model, node, &flag))) return;  // compiled only when asked for
+    TSNode assignment{};
+    const std::string_view name = bound_name(model, node, &assignment);
+    if (compiles_averaged_model(model, *call) && (name.empty() || !forward_runs_in_step(model, name))) return;
+    // A compiled module that nothing in the file calls or hands on (`compiled = torch.compile(m)`
+    // kept for export, a name never used): its forward never meets the batches.
+    if (!name.empty() && model.has_step_loop() && !name_used_after(model, name, assignment)) return;
     judge(node, model, out);
   }
 

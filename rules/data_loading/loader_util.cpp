@@ -1,6 +1,9 @@
 // Shared judgements of the data-loading rules (see loader_util.hpp).
 #include "rules/data_loading/loader_util.hpp"
 
+#include <cctype>
+#include <vector>
+
 #include <array>
 
 #include "parser/text_util.hpp"
@@ -155,11 +158,247 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
 
 bool is_device_copy_method(std::string_view method) { return method == "to" || method == "cuda"; }
 
+namespace {
+
+TSNode strip_parens(TSNode n) {
+  while (ts::is(n, "parenthesized_expression") && ts_node_named_child_count(n) > 0) n = ts_node_named_child(n, 0);
+  return n;
+}
+
+// `batch.items()`, `batch.values()`, `zip(x, y)`, `enumerate(batch)`: the iterated batch inside.
+TSNode iterated_batch(const Model& model, TSNode it, int depth);
+
+// The batch expression that `expr` stands for: the batch itself, or a name bound by a
+// comprehension / `map(lambda ...)` over a batch. Null when it is neither.
+TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
+  expr = strip_parens(expr);
+  if (ts_node_is_null(expr) || depth > 4) return {};
+  if (model.is_batch_expression(expr)) return expr;
+  if (ts::is(expr, "subscript") || ts::is(expr, "attribute")) {
+    TSNode base = ts::field(expr, ts::is(expr, "subscript") ? "value" : "object");
+    return ts::is(base, "identifier") ? batch_of(model, base, depth + 1) : TSNode{};
+  }
+  if (!ts::is(expr, "identifier")) return {};
+  const std::string_view name = model.text(expr);
+  for (TSNode p = ts_node_parent(expr); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    const std::string_view k = ts::kind(p);
+    if (k == "list_comprehension" || k == "set_comprehension" || k == "dictionary_comprehension" ||
+        k == "generator_expression") {
+      for (TSNode clause : ts::named_children(p)) {
+        if (!ts::is(clause, "for_in_clause")) continue;
+        bool binds = false;
+        ts::walk(ts::field(clause, "left"), [&](TSNode n) {
+          if (ts::is(n, "identifier") && model.text(n) == name) binds = true;
+          return !binds;
+        });
+        if (binds) return iterated_batch(model, ts::field(clause, "right"), depth + 1);
+      }
+    } else if (k == "lambda") {
+      // `map(lambda t: t.cuda(), batch)`: the lambda's parameter is an element of the batch.
+      bool param = false;
+      ts::walk(ts::field(p, "parameters"), [&](TSNode n) {
+        if (ts::is(n, "identifier") && model.text(n) == name) param = true;
+        return !param;
+      });
+      if (!param) return {};
+      TSNode args = ts_node_parent(p);
+      TSNode call = ts_node_parent(args);
+      if (!ts::is(args, "argument_list") || !ts::is(call, "call") || model.text(ts::field(call, "function")) != "map")
+        return {};
+      if (ts_node_named_child_count(args) < 2 || !ts::same(ts_node_named_child(args, 0), p)) return {};
+      return iterated_batch(model, ts_node_named_child(args, 1), depth + 1);
+    } else if (k == "function_definition" || k == "class_definition" || k == "module") {
+      break;
+    }
+  }
+  return {};
+}
+
+TSNode iterated_batch(const Model& model, TSNode it, int depth) {
+  it = strip_parens(it);
+  if (ts::is(it, "call")) {
+    const CallInfo* c = model.call(it);
+    if (!c) return {};
+    if (c->method == "items" || c->method == "values") return batch_of(model, c->receiver, depth);
+    const std::string_view f = model.text(c->function);
+    if (f == "zip" || f == "enumerate")
+      for (TSNode a : c->positional)
+        if (TSNode b = batch_of(model, a, depth); !ts_node_is_null(b)) return b;
+    return {};
+  }
+  return batch_of(model, it, depth);
+}
+
+bool is_host_factory(const Model& model, TSNode value) {
+  value = strip_parens(value);
+  if (!ts::is(value, "call")) return false;
+  const CallInfo* c = model.call(value);
+  if (!c || c->keyword("device") || c->unresolved_kwargs) return false;
+  const std::string_view q = c->qualname;
+  for (std::string_view f : {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.Tensor",
+                             "torch.FloatTensor", "torch.load", "numpy.array", "numpy.load", "numpy.memmap",
+                             "numpy.fromfile", "numpy.frombuffer"})
+    if (q == f) return true;
+  return false;
+}
+
+// In a step loop, host data that no DataLoader hands out: a replay-buffer sample
+// (`s, a, r = buffer.sample(n)`), or a slice of a host tensor (`ids[:, i:i + n]` where
+// `ids = torch.tensor(...)`). Fills `copy.host_source`; false when it is neither.
+bool host_data(const Model& model, TSNode receiver, Copy& copy) {
+  receiver = strip_parens(receiver);
+  const auto line = [&](TSNode n) { return std::to_string(model.source().position(ts_node_start_byte(n)).line); };
+  if (ts::is(receiver, "subscript")) {
+    TSNode base = strip_parens(ts::field(receiver, "value"));
+    bool slice = false;
+    for (TSNode idx : ts::named_children(receiver))
+      if (!ts::same(idx, base)) ts::walk(idx, [&](TSNode n) {
+          if (ts::is(n, "slice")) slice = true;
+          return !slice;
+        });
+    if (!slice || !ts::is(base, "identifier")) return false;
+    const auto values = model.assigned_values(model.text(base));
+    if (values.empty()) return false;
+    for (TSNode v : values)
+      if (!is_host_factory(model, v)) return false;
+    copy.host_source = "a slice of the host tensor `" + std::string(model.text(base)) + "` (line " +
+                       line(values.front()) + ")";
+    copy.host_source_site = values.front();
+    return true;
+  }
+  if (!ts::is(receiver, "identifier")) return false;
+  // `batch = replay_buffer.sample(...)` / `s, a, r = memory.sample(n)`: every binding of the name
+  // is such a sample.
+  const std::string_view name = model.text(receiver);
+  std::vector<TSNode> sample_calls;
+  for (TSNode assign : model.nodes_of_kind("assignment")) {
+    TSNode left = ts::field(assign, "left");
+    bool binds = false;
+    ts::walk(left, [&](TSNode n) {
+      if (ts::is(n, "identifier") && model.text(n) == name) binds = true;
+      return !binds;
+    });
+    if (!binds) continue;
+    TSNode right = strip_parens(ts::field(assign, "right"));
+    const CallInfo* c = ts::is(right, "call") ? model.call(right) : nullptr;
+    if (c && is_device_copy_method(c->method)) continue;  // `states = states.to(device)`: the move itself
+    std::string recv = c ? std::string(model.text(c->receiver)) : std::string();
+    for (char& ch : recv) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool sample = c && c->method == "sample" &&
+                        (recv.find("buffer") != std::string::npos || recv.find("replay") != std::string::npos ||
+                         recv.find("memory") != std::string::npos);
+    if (!sample) return false;
+    sample_calls.push_back(right);
+  }
+  if (sample_calls.empty()) return false;
+  copy.host_source = "a replay-buffer sample (line " + line(sample_calls.front()) + ")";
+  copy.host_source_site = sample_calls.front();
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+bool cuda_tensor_type_name(std::string_view q) { return q.starts_with("torch.cuda.") && q.ends_with("Tensor"); }
+
+// `torch.cuda.FloatTensor`, or a name bound to it (`Tensor = torch.cuda.FloatTensor if cuda else
+// torch.FloatTensor`: the CUDA branch is what runs on a GPU machine).
+bool is_cuda_tensor_type(const Model& model, TSNode n, int depth = 0) {
+  n = strip_parens(n);
+  if (ts_node_is_null(n) || depth > 3) return false;
+  if (cuda_tensor_type_name(model.qualname(n))) return true;
+  const Value v = model.evaluate(n);
+  if (v.kind == Value::Kind::String) return v.s.starts_with("torch.cuda.") && v.s.ends_with("Tensor");
+  if (!ts::is(n, "identifier")) return false;
+  for (TSNode value : model.assigned_values(model.text(n))) {
+    value = strip_parens(value);
+    if (ts::is(value, "conditional_expression")) {
+      for (TSNode branch : ts::named_children(value))
+        if (is_cuda_tensor_type(model, branch, depth + 1)) return true;
+    } else if (is_cuda_tensor_type(model, value, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A tensor made on the GPU: `torch.zeros(n, device="cuda")`, `x.cuda()`, `torch.empty_like(y)`
+// is not known. Bound names are followed one step.
+bool made_on_gpu(const Model& model, TSNode n) {
+  n = strip_parens(n);
+  const auto on_gpu_call = [&](TSNode v) {
+    v = strip_parens(v);
+    const CallInfo* c = ts::is(v, "call") ? model.call(v) : nullptr;
+    if (!c) return false;
+    if (c->method == "cuda") return true;
+    if (c->method == "to") return device_copy(model, *c).has_value();
+    if (const Argument* d = c->keyword("device")) {
+      const Value dv = model.evaluate(d->value);
+      return dv.kind == Value::Kind::String ? dv.s.starts_with("cuda") : !dv.known();
+    }
+    return false;
+  };
+  if (on_gpu_call(n)) return true;
+  if (!ts::is(n, "identifier") && !ts::is(n, "attribute")) return false;
+  for (TSNode v : model.assigned_values(model.text(n)))
+    if (on_gpu_call(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool may_be_legacy_copy(const CallInfo& call) {
+  return call.method == "type" || call.method == "copy_" || cuda_tensor_type_name(call.qualname) ||
+         (call.method.empty() && call.qualname.empty());
+}
+
+std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node) {
+  const CallInfo* call = model.call(call_node);
+  if (!call || call->star_args || !may_be_legacy_copy(*call)) return std::nullopt;
+  Copy c;
+  c.call = call;
+  c.non_blocking = call->unresolved_kwargs ? std::nullopt : std::optional<bool>(false);
+  const auto read_non_blocking = [&](int index) {
+    TSNode nb = call->arg("non_blocking", index);
+    if (null(nb)) return;
+    c.non_blocking_node = nb;
+    c.non_blocking = model.evaluate(nb).truthy();
+  };
+  if (call->method == "type") {
+    if (!is_cuda_tensor_type(model, call->arg("dtype", 0))) return std::nullopt;
+    c.batch = batch_of(model, call->receiver);
+    read_non_blocking(1);
+  } else if (call->method == "copy_") {
+    if (call->positional.empty() || !made_on_gpu(model, call->receiver)) return std::nullopt;
+    c.batch = batch_of(model, call->positional.front());
+    read_non_blocking(1);
+  } else {
+    if (!is_cuda_tensor_type(model, call->function) || call->positional.size() != 1) return std::nullopt;
+    c.batch = batch_of(model, call->positional.front());
+  }
+  if (null(c.batch)) return std::nullopt;
+  return c;
+}
+
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node) {
   const CallInfo* call = model.call(call_node);
   if (!call || !is_device_copy_method(call->method)) return std::nullopt;
-  if (!model.is_batch_expression(call->receiver)) return std::nullopt;
-  return device_copy(model, *call);
+  TSNode batch = batch_of(model, call->receiver);
+  std::optional<Copy> copy;
+  if (!ts_node_is_null(batch)) {
+    copy = device_copy(model, *call);
+    if (copy) copy->batch = batch;
+    return copy;
+  }
+  if (!model.step_context(call_node).in_step) return std::nullopt;
+  Copy probe;
+  if (!host_data(model, call->receiver, probe)) return std::nullopt;
+  copy = device_copy(model, *call);
+  if (!copy) return std::nullopt;
+  copy->host_source = std::move(probe.host_source);
+  copy->host_source_site = probe.host_source_site;
+  return copy;
 }
 
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
@@ -170,6 +409,12 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
   // `non_blocking` sits at position 1 of `.cuda(device, non_blocking)`, 2 of `.to(device, dtype, non_blocking)`.
   auto read_non_blocking = [&](int index) {
     TSNode nb = call.arg("non_blocking", index);
+    // `async=True`: the pre-0.4 spelling (a SyntaxError since Python 3.7, where async became a
+    // keyword); treated as non_blocking.
+    if (const Argument* legacy = call.keyword("async"); null(nb) && legacy) {
+      nb = legacy->value;
+      c.legacy_async = true;
+    }
     if (!null(nb)) {
       c.non_blocking_node = nb;
       c.non_blocking = model.evaluate(nb).truthy();

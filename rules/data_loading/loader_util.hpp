@@ -72,13 +72,28 @@ struct Copy {
   std::optional<bool> non_blocking;   // false when absent; nullopt when present but unknown
   TSNode non_blocking_node{};         // the non_blocking argument, when present
   bool device_is_variable = false;    // the device is a name/expression the model cannot read
+  bool legacy_async = false;          // `async=True`: the pre-0.4 name of non_blocking
+  TSNode batch{};                     // the batch expression the copied value comes from
+  // Where the copied host value comes from when it is not a DataLoader's batch ("a replay-buffer
+  // sample (line 40)", "a slice of the host tensor `data` (line 12)"); empty for batches.
+  std::string host_source;
+  TSNode host_source_site{};
 };
 // Returns the copy when `call` is a `.to()`/`.cuda()` that moves its receiver to a (possibly)
 // CUDA device; nullopt for dtype-only casts, `.to("cpu")`, `memory_format=` and other devices.
 std::optional<Copy> device_copy(const Model& model, const CallInfo& call);
 // `.to` or `.cuda`: the methods device_copy looks at.
 bool is_device_copy_method(std::string_view method);
-// The same for a call node whose receiver is a batch of the training loop (PFL103, PFL104).
+// The same for a call node whose receiver is a batch of the training loop (PFL103, PFL104): the
+// batch itself, an element of it in a comprehension, generator or `map(lambda t: t.cuda(), batch)`
+// (`[t.to(dev) for t in batch]`, `{k: v.to(dev) for k, v in batch.items()}`), and, in a step loop,
+// host data that is not a DataLoader's (a replay-buffer sample, a slice of a host tensor).
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node);
+// The older spellings of the same copy, of a batch (as batch_device_copy sees it):
+// `x.type(torch.cuda.FloatTensor)` (or an alias: `Tensor = torch.cuda.FloatTensor`),
+// `torch.cuda.FloatTensor(x)`, `dst.copy_(x)` into a tensor made on the GPU.
+std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node);
+// The calls legacy_batch_copy may accept, by a cheap test (the rules' `wants`).
+bool may_be_legacy_copy(const CallInfo& call);
 
 }  // namespace perflint::data_loading

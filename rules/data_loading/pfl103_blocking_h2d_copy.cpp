@@ -18,15 +18,19 @@ class RulePFL103 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  bool wants(const CallInfo& call) const override { return is_device_copy_method(call.method); }
+  bool wants(const CallInfo& call) const override {
+    return is_device_copy_method(call.method) || may_be_legacy_copy(call);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
-    const std::optional<Copy> copy = batch_device_copy(model, node);
+    std::optional<Copy> copy = batch_device_copy(model, node);
+    if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || *copy->non_blocking) return;
     const CallInfo* call = copy->call;
     if (!model.step_context(node).per_step()) return;
 
-    const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
+    const DataLoaderInfo* loader =
+        ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
     std::optional<Flag> pin;
     if (loader) pin = loader_flag(model, *loader->call, "pin_memory");
     std::string fix;
@@ -36,10 +40,18 @@ class RulePFL103 final : public Rule {
             " (non_blocking alone does nothing from pageable memory)";
     } else if (pin) {
       fix = "pass `non_blocking=True`";
+    } else if (!copy->host_source.empty()) {
+      fix = "pin the host data once (`.pin_memory()` when it is built) and pass `non_blocking=True`";
     } else {
       fix = "pass `non_blocking=True` (it overlaps only when the DataLoader has `pin_memory=True`)";
     }
-    std::string message = "batch copied to the GPU with a blocking `";
+    // `torch.cuda.FloatTensor(x)` takes no non_blocking: the fix is another spelling.
+    const bool constructor = call->method.empty();
+    if (constructor)
+      fix = "copy with `x.to(device, dtype=torch.float32, non_blocking=True)` instead of `" +
+            std::string(model.text(call->function)) + "(x)` (it overlaps only from pinned memory)";
+    std::string message = copy->host_source.empty() ? "batch copied to the GPU with a blocking `"
+                                                     : "host data copied to the GPU with a blocking `";
     message.append(model.text(call->function)).append("(...)`");
     if (copy->non_blocking_node.id) message.append(" (non_blocking=False)");
     message.append(" every step: the host waits for the copy before it can queue the forward pass");
@@ -53,8 +65,11 @@ class RulePFL103 final : public Rule {
     }
     if (pin && !pin->value)
       f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));
+    if (!copy->host_source.empty())
+      f.notes.push_back(out.note(copy->host_source_site, "the copied value is " + copy->host_source +
+                                                             ", in host memory every step"));
     // Only from pinned memory does non_blocking=True overlap anything: elsewhere the fix is noise.
-    if (pin && pin->value) {
+    if (pin && pin->value && !constructor) {
       std::optional<Edit> e;
       if (ts_node_is_null(copy->non_blocking_node)) e = fixes::add_keywords(model, *call, {{"non_blocking", "True"}});
       else if (TSNode lit = fixes::literal_argument(*call, copy->non_blocking_node, "false"); !ts_node_is_null(lit))

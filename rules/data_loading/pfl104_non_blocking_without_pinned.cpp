@@ -17,14 +17,16 @@ class RulePFL104 final : public Rule {
     return i;
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
-  bool wants(const CallInfo& call) const override { return is_device_copy_method(call.method); }
+  bool wants(const CallInfo& call) const override {
+    return is_device_copy_method(call.method) || may_be_legacy_copy(call);
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
-    const std::optional<Copy> copy = batch_device_copy(model, node);
+    std::optional<Copy> copy = batch_device_copy(model, node);
+    if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || !*copy->non_blocking) return;
-    const CallInfo* call = copy->call;
     if (!model.step_context(node).in_step) return;
-    const DataLoaderInfo* loader = model.loader_of_batch(call->receiver);
+    const DataLoaderInfo* loader = ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
     if (!loader) return;
     const std::optional<Flag> pin = loader_flag(model, *loader->call, "pin_memory");
     if (!pin || pin->value) return;  // pinned, or not knowable
@@ -42,6 +44,10 @@ class RulePFL104 final : public Rule {
     if (auto n = origin_note(out, "pin_memory", pin->arg.value); n && pin->arg.present) f.notes.push_back(std::move(*n));
     if (auto n = via_dict_note(model, out, *loader->call, "pin_memory")) f.notes.push_back(std::move(*n));
     if (auto n = assumed_note(out, *loader)) f.notes.push_back(std::move(*n));
+    if (copy->legacy_async)
+      f.notes.push_back(out.note(copy->non_blocking_node,
+                                 "`async=` is the pre-0.4 name of `non_blocking=`; it no longer parses on Python >= 3.7 "
+                                 "(async is a keyword): rename it"));
   }
 };
 

@@ -1,6 +1,9 @@
 // PFL202 per-step-host-transfer: a tensor copied to the host on every training step (`.cpu()`,
 // `.tolist()`, `float(t)`, `print(t)`): each copy waits for the GPU queue to drain first.
 // `.item()` is PFL201's; a chain such as `x.detach().cpu().numpy()` is reported once, at `.cpu()`.
+#include <cctype>
+#include <string>
+
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
@@ -49,6 +52,60 @@ TSNode printed_tensor(const Model& model, const CallInfo& call, const std::vecto
   return TSNode{};
 }
 
+// True inside the arguments of a `print(...)` call: print() is judged as a whole (once).
+bool inside_print(const Model& model, TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (ts::is(p, "call")) {
+      TSNode f = ts::field(p, "function");
+      if (ts::is(f, "identifier") && model.text(f) == "print") return true;
+    }
+    if (ts::is(p, "expression_statement") || ts::is(p, "block") || ts::is(p, "function_definition")) break;
+  }
+  return false;
+}
+
+// The tensor formatted by an f-string, a `"..." % t` or a `"...".format(t)` outside print: null
+// when there is none.
+TSNode formatted_tensor(const Model& model, TSNode node, const std::vector<std::string>& losses) {
+  std::vector<TSNode> operands;
+  if (ts::is(node, "string")) {
+    for (TSNode part : ts::named_children(node))
+      if (ts::is(part, "interpolation") && ts_node_named_child_count(part) > 0)
+        operands.push_back(ts_node_named_child(part, 0));
+  } else if (ts::is(node, "binary_operator")) {
+    TSNode op = ts::field(node, "operator");
+    if (ts_node_is_null(op) || ts::kind(op) != "%" || !ts::is(ts::field(node, "left"), "string")) return {};
+    TSNode right = ts::field(node, "right");
+    if (ts::is(right, "tuple"))
+      for (TSNode e : ts::named_children(right)) operands.push_back(e);
+    else
+      operands.push_back(right);
+  } else if (const CallInfo* c = model.call(node); c && c->method == "format" && ts::is(c->receiver, "string")) {
+    operands = c->positional;
+    for (const auto& k : c->keywords) operands.push_back(k.value);
+  }
+  for (TSNode o : operands)
+    if (is_tensor_like(model, o, losses)) return o;
+  return {};
+}
+
+// `if t:`, `if (t > 0).any():`, `while not done.all():` on a device tensor: Python asks the tensor
+// for a bool, which copies it to the host. The condition's tensor, or null.
+TSNode tested_tensor(const Model& model, TSNode stmt, const std::vector<std::string>& losses) {
+  TSNode cond = ts::field(stmt, "condition");
+  if (ts_node_is_null(cond)) return {};
+  return is_tensor_like(model, cond, losses) ? cond : TSNode{};
+}
+
+// A NaN/inf guard (`if torch.isnan(loss):`, `if not torch.isfinite(loss).all():`): a deliberate
+// check whose sync the user accepts to stop a diverging run.
+bool is_nan_guard(const Model& model, TSNode cond) {
+  std::string t(model.text(cond));
+  for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return t.find("isnan") != std::string::npos || t.find("isinf") != std::string::npos ||
+         t.find("isfinite") != std::string::npos || t.find("nan") != std::string::npos;
+}
+
 class RulePFL202 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -56,15 +113,20 @@ class RulePFL202 final : public Rule {
                             "Tensor copied to the host every training step (.cpu(), .tolist(), float(t), print(t))", true, {}};
     return i;
   }
-  std::vector<std::string_view> kinds() const override { return {"call"}; }
+  std::vector<std::string_view> kinds() const override {
+    return {"call", "string", "binary_operator", "if_statement", "elif_clause", "while_statement"};
+  }
 
-  // A copy method other than .item() (PFL201's), or a builtin such as `float(t)`: no method, and a
-  // name not resolved through an import.
+  // A copy method other than .item() (PFL201's), a builtin such as `float(t)` (no method, and a
+  // name not resolved through an import), or `"...".format(t)`.
   bool wants(const CallInfo& call) const override {
+    if (call.method == "format") return ts::is(call.receiver, "string");
     return call.method.empty() ? call.qualname.empty() : call.method != "item" && is_host_copy_method(call.method);
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
+    if (!ts::is(node, "call")) return check_implicit(node, model, out);
+    if (const CallInfo* c = model.call(node); c && c->method == "format") return check_implicit(node, model, out);
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
     std::string message;
@@ -112,6 +174,48 @@ class RulePFL202 final : public Rule {
     if (!sc.per_step()) return;
     if (!call->method.empty() && batch_stays_on_host(model, call->receiver, sc.loop)) return;
     Finding& f = out.report(node, std::move(message), std::move(hint));
+    f.notes.push_back(step_loop_note(model, out, sc.loop));
+  }
+
+ private:
+  // Conversions Python makes without a call: a tensor formatted into a string outside print
+  // (`logger.info(f"loss {loss:.3f}")`, `"%f" % loss`, `"{}".format(loss)`), a tensor used as a
+  // condition (`if loss > 10:`, `if (t > 0).any():`).
+  static void check_implicit(TSNode node, const Model& model, Emitter& out) {
+    const bool condition = ts::is(node, "if_statement") || ts::is(node, "elif_clause") || ts::is(node, "while_statement");
+    if (!condition && inside_print(model, node)) return;
+    // Cheap syntactic test before the step context and the file-wide loss scan.
+    if (ts::is(node, "string")) {
+      bool interpolates = false;
+      for (TSNode part : ts::named_children(node)) interpolates = interpolates || ts::is(part, "interpolation");
+      if (!interpolates) return;
+    }
+    if (ts::is(node, "binary_operator") && !ts::is(ts::field(node, "left"), "string")) return;
+    const StepContext sc = model.step_context(node);
+    if (!sc.per_step()) return;
+    const auto& losses = model.derived(loss_names);
+    if (condition) {
+      TSNode t = tested_tensor(model, node, losses);
+      if (ts_node_is_null(t)) return;
+      const bool guard = is_nan_guard(model, t);
+      Finding& f = out.report(
+          t,
+          "`" + short_text(model, t) + "` tests a device tensor as a Python bool every training step: it is a sync (" +
+              std::string(kWaits) + ") and a copy to the host" + (guard ? "; a NaN/inf guard is a deliberate one" : ""),
+          guard ? "keep it if stopping a diverging run matters more than the sync; or check every N steps, or use "
+                  "`torch.nan_to_num`/a device-side flag read when logging"
+                : "keep the comparison on the device (`torch.where`, masks) or test it only when logging");
+      if (guard) f.severity = Severity::Info;
+      f.notes.push_back(step_loop_note(model, out, sc.loop));
+      return;
+    }
+    TSNode t = formatted_tensor(model, node, losses);
+    if (ts_node_is_null(t)) return;
+    Finding& f = out.report(node,
+                            "formatting the tensor `" + short_text(model, t) +
+                                "` into a string every training step copies it to the host: " + std::string(kWaits),
+                            "format it only when logging (`if step % log_every == 0:`), or accumulate on the device and "
+                            "format the aggregate");
     f.notes.push_back(step_loop_note(model, out, sc.loop));
   }
 };

@@ -11,6 +11,29 @@
 namespace perflint {
 namespace {
 
+bool is_stream_or_event_factory(std::string_view q) {
+  return q == "torch.cuda.current_stream" || q == "torch.cuda.default_stream" || q == "torch.cuda.Stream" ||
+         q == "torch.cuda.Event" || q == "torch.cuda.streams.Event" || q == "torch.cuda.streams.Stream";
+}
+
+// `torch.cuda.current_stream().synchronize()`, `stream.synchronize()`, `end_event.synchronize()`
+// where the receiver was made by one of torch.cuda's stream/event factories: "stream" or "event",
+// or empty for any other `.synchronize()`.
+std::string_view stream_or_event(const Model& model, const CallInfo& call) {
+  if (call.method != "synchronize" || ts_node_is_null(call.receiver)) return {};
+  const auto kind = [](std::string_view q) -> std::string_view {
+    if (!is_stream_or_event_factory(q)) return {};
+    return q.ends_with("Event") ? "event" : "stream";
+  };
+  TSNode r = call.receiver;
+  if (ts::is(r, "call")) return kind(model.qualname(ts::field(r, "function")));
+  if (!ts::is(r, "identifier") && !ts::is(r, "attribute")) return {};
+  for (TSNode v : model.assigned_values(model.text(r)))
+    if (ts::is(v, "call"))
+      if (auto k = kind(model.qualname(ts::field(v, "function"))); !k.empty()) return k;
+  return {};
+}
+
 class RulePFL203 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -22,13 +45,16 @@ class RulePFL203 final : public Rule {
 
   bool wants(const CallInfo& call) const override {
     const std::string_view q = call.qualname;  // compared as a view: no out-of-line std::string::compare
-    return q == "torch.cuda.synchronize" || q == "torch.cuda.empty_cache" || q == "torch.cuda.memory.empty_cache";
+    return q == "torch.cuda.synchronize" || q == "torch.cuda.empty_cache" || q == "torch.cuda.memory.empty_cache" ||
+           call.method == "synchronize";
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
-    const bool sync = call->qualname == "torch.cuda.synchronize";  // else empty_cache
+    const std::string_view handle = stream_or_event(model, *call);
+    if (call->method == "synchronize" && call->qualname != "torch.cuda.synchronize" && handle.empty()) return;
+    const bool sync = call->qualname == "torch.cuda.synchronize" || !handle.empty();  // else empty_cache
     // Timing blocks under `if step % log == 0:` and benchmark functions without a backward are
     // not steps: the model's step context already leaves them out.
     const StepContext sc = model.step_context(node);
@@ -44,9 +70,12 @@ class RulePFL203 final : public Rule {
       for (char& ch : cond) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (cond.find("sync") != std::string::npos) return;
     }
-    const std::string what = "`" + std::string(model.text(call->function)) + "()`";
+    const std::string what = "`" + short_text(model, call->function, 50) + "()`";
     std::string message =
-        sync ? what + " runs every training step: it stalls the host until every queued kernel has finished, so the "
+        handle == "event"
+            ? what + " runs every training step: the host waits until the GPU reaches the event, so it cannot queue "
+                     "the next step's work while the GPU drains"
+        : sync ? what + " runs every training step: it stalls the host until every queued kernel has finished, so the "
                       "host cannot queue the next step's work while the GPU drains"
              : what + " runs every training step: it frees the allocator's cached blocks, which the next step must "
                       "cudaMalloc again (each a device-wide synchronization), and it synchronizes itself";

@@ -13,9 +13,44 @@ namespace {
 
 // Factories whose output lands where `device=` says (the CPU by default). The `*_like` variants
 // follow their input's device, so they are not here.
-constexpr std::array<std::string_view, 14> kFactories = {
+constexpr std::array<std::string_view, 24> kFactories = {
     "zeros", "ones", "empty", "full", "tensor", "arange", "rand", "randn", "randint", "eye", "linspace",
-    "from_numpy", "as_tensor", "logspace"};
+    "from_numpy", "as_tensor", "logspace", "randperm",
+    // The legacy constructors: `torch.Tensor([v])`, `torch.LongTensor(ids)` build CPU tensors.
+    "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor",
+    "BFloat16Tensor"};
+
+// Casts and reshapes that keep a tensor where it is: `torch.from_numpy(a).float().to(dev)` is
+// still a host tensor copied to the GPU.
+bool keeps_place(std::string_view method) {
+  for (std::string_view m : {"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+                             "contiguous", "unsqueeze", "squeeze", "view", "reshape", "t", "transpose", "permute",
+                             "flatten", "expand", "repeat", "clone", "detach", "requires_grad_"})
+    if (method == m) return true;
+  return false;
+}
+
+// `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.FloatTensor)`
+// (or a device/type the model cannot read) anywhere in the file: factories may already build on
+// the GPU. The call, or null.
+const CallInfo* default_device_call(const Model& model) {
+  for (const auto& c : model.calls()) {
+    if (c.qualname == "torch.set_default_device") {
+      const Value v = model.evaluate(c.arg("device", 0));
+      if (!v.known() || (v.kind == Value::Kind::String && v.s.starts_with("cuda")) || v.kind == Value::Kind::Int)
+        return &c;
+    } else if (c.qualname == "torch.set_default_tensor_type") {
+      TSNode t = c.arg("t", 0);
+      const Value v = model.evaluate(t);
+      if (v.kind == Value::Kind::String ? v.s.find("cuda") != std::string::npos
+                                        : model.text(t).find("cuda") != std::string_view::npos ||
+                                              !model.qualname(t).starts_with("torch."))
+        return &c;
+    }
+  }
+  return nullptr;
+}
+
 
 std::string_view factory_name(std::string_view qualname) {
   constexpr std::string_view prefix = "torch.";
@@ -72,6 +107,8 @@ class RulePFL204 final : public Rule {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call) || !ts::is(call->receiver, "call")) return;
     const CallInfo* made = model.call(call->receiver);
+    for (int hops = 0; made && made->qualname.empty() && keeps_place(made->method) && hops < 8; ++hops)
+      made = ts::is(made->receiver, "call") ? model.call(made->receiver) : nullptr;
     if (!made) return;
     const std::string_view fn = factory_name(made->qualname);
     if (fn.empty()) return;
@@ -84,6 +121,7 @@ class RulePFL204 final : public Rule {
     }
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
+    if (model.derived(default_device_call)) return;  // factories may build on the GPU already
     const std::string built = "torch." + std::string(fn) + "(...)";
     std::string message = "`" + built + "` is built in host memory and copied to the GPU every step (a small " +
                           "synchronous pageable copy)";

@@ -2,12 +2,15 @@
 // waits for the GPU in between. CUDA calls return once the kernels are queued, so the difference
 // measures launch time, not run time; the numbers mislead every decision made from them.
 #include <array>
+#include <cctype>
+#include <vector>
 #include <string>
 
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/attention/attention_util.hpp"
+#include "rules/data_loading/loader_util.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
@@ -33,9 +36,53 @@ bool syncs(const Model& model, const CallInfo& c) {
   static constexpr std::array<std::string_view, 8> methods = {"synchronize", "item", "cpu", "tolist", "numpy",
                                                               "elapsed_time", "wait", "wait_for_everyone"};
   if (!c.method.empty() && one_of(c.method, methods)) return true;
+  if (c.method == "to" && is_host_copy(model, c)) return true;  // `.to("cpu")`
+  // `float(loss)`, `int(t)`, `bool(t)`, `print(loss)`, `print(f"{loss}")`: reading a device tensor's
+  // value on the host waits for the kernels that compute it.
+  if (ts::is(c.function, "identifier")) {
+    const std::string_view f = model.text(c.function);
+    if (f == "float" || f == "int" || f == "bool" || f == "print") {
+      const auto& losses = model.derived(loss_names);
+      for (TSNode a : c.positional) {
+        if (is_tensor_like(model, a, losses)) return true;
+        if (f != "print" || !ts::is(a, "string")) continue;
+        for (TSNode part : ts::named_children(a))
+          if (ts::is(part, "interpolation") &&
+              is_tensor_like(model, ts::field(part, "expression"), losses))
+            return true;
+      }
+    }
+  }
   // A same-file wrapper such as `cuda_sync()` or `synchronize(device)`.
   const std::string_view callee = model.text(c.function);
   return callee.find("sync") != std::string_view::npos;
+}
+
+// A blocking host-to-device copy (`x.cuda()`, `x.to(device)` without non_blocking=True): PyTorch
+// waits for the stream after a pageable copy, so everything queued before it has run (but not
+// what is queued after it).
+bool blocking_copy(const Model& model, const CallInfo& c) {
+  if (!data_loading::is_device_copy_method(c.method) || looks_like_module(model, c.receiver)) return false;
+  const auto copy = data_loading::device_copy(model, c);
+  return copy && copy->non_blocking == false;
+}
+
+// A timer in evaluation code: a function named like `evaluate`/`validate`/`test`, or a loop over a
+// loader named like `val_loader`/`test_loader`. Evaluation loops read their results back (metrics,
+// predictions), and their timings are not what training decisions are made from.
+bool in_eval_code(const Model& model, TSNode node) {
+  const auto evalish = [](std::string_view name) {
+    std::string low(name);
+    for (char& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (std::string_view w : {"eval", "valid", "test", "infer", "predict", "val_", "_val"})
+      if (low.find(w) != std::string::npos) return true;
+    return low == "val";
+  };
+  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (ts::is(p, "function_definition")) return evalish(model.text(ts::field(p, "name")));
+    if (ts::is(p, "for_statement") && evalish(model.text(ts::field(p, "right")))) return true;
+  }
+  return false;
 }
 
 // A call that could queue GPU work: anything but builtins, logging/progress helpers and other
@@ -71,10 +118,22 @@ TSNode module_function(TSNode any, std::string_view name, const Model& model) {
 
 // Whether a call in [lo, hi) waits for the GPU, looking one or two levels into functions defined
 // in this file (`train()` whose loop does `total += loss.item()`, `test()` that returns `.item()`).
-bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0) {
+// A blocking copy counts when `any_copy` (a loop body: the next iteration's copy drains this one's
+// work) or when no GPU work is queued after it in the region.
+bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, bool any_copy = false) {
   for (const auto& c : model.calls()) {
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
     if (syncs(model, c)) return true;
+    if (depth == 0 && blocking_copy(model, c)) {
+      if (any_copy) return true;
+      bool launch_after = false;
+      for (const auto& d : model.calls())
+        if (ts_node_end_byte(d.node) > ts_node_end_byte(c.node) && ts_node_end_byte(d.node) <= hi &&
+            ts_node_start_byte(d.node) >= lo &&
+            may_launch(model, d) && !blocking_copy(model, d))
+          launch_after = true;
+      if (!launch_after) return true;
+    }
     if (depth < 2 && c.qualname.empty() && ts::is(c.function, "identifier")) {
       TSNode def = module_function(c.node, model.text(c.function), model);
       // Not recursion into the function that holds the region itself.
@@ -164,6 +223,7 @@ class RulePFL801 final : public Rule {
     std::string_view start = start_name_in_expression(model, node);
     if (start.empty()) start = start_name_via_end(model, node);
     if (start.empty()) return;
+    if (in_eval_code(model, node)) return;
     // The latest `start = time.time()` before this reading, in the same function.
     const auto values = values_assigned_before(model, start, node);
     if (values.empty()) return;
@@ -180,7 +240,7 @@ class RulePFL801 final : public Rule {
       bool wraps = !inside(first, loop);
       for (TSNode v : model.assigned_values(start))
         if (inside(v, loop) && ts_node_start_byte(v) > ts_node_end_byte(node)) wraps = true;
-      if (wraps && region_syncs(model, ts_node_start_byte(loop), ts_node_end_byte(loop))) return;
+      if (wraps && region_syncs(model, ts_node_start_byte(loop), ts_node_end_byte(loop), 0, true)) return;
     }
     const CallInfo* work = nullptr;
     for (const auto& c : model.calls()) {

@@ -7,6 +7,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/compute/model_util.hpp"
 #include "rules/fix_util.hpp"
 #include "rules/precision/precision_util.hpp"
 
@@ -25,6 +26,30 @@ std::string short_value(const Model& model, TSNode n) {
 
 bool is_hf_training_args(std::string_view q) {
   return q.size() >= 17 && q.substr(0, 13) == "transformers." && q.ends_with("TrainingArguments");
+}
+
+// cuDNN convolutions use TF32 by default (`torch.backends.cudnn.allow_tf32` is True): the matmul
+// flag only speeds up linear/matmul/attention layers. When convolutions dominate the model (by a
+// static count of layers), the finding becomes info and says why; otherwise a note gives the mix.
+void weigh_layer_mix(const Model& model, const Emitter& out, Finding& f) {
+  const LayerMix mix = layer_mix(model);
+  if (!mix.seen()) return;
+  if (mix.convs == 0) return;  // nothing but matmuls: the finding speaks for itself
+  const std::string counts = std::to_string(mix.convs) + " convolution" + (mix.convs == 1 ? "" : "s") + " vs " +
+                             std::to_string(mix.matmuls) + " linear/matmul/attention layer" +
+                             (mix.matmuls == 1 ? "" : "s") + " in this file" +
+                             (mix.from_torchvision ? ", a torchvision model counted as 20" : "");
+  if (!mix.conv_dominated()) {
+    f.notes.push_back(Note{"convolutions do not dominate the model (" + counts +
+                               "): cuDNN convolutions already use TF32, the matmul layers gain",
+                           std::nullopt});
+    return;
+  }
+  f.severity = Severity::Info;
+  f.notes.push_back(out.note(mix.first_conv,
+                             "the model is convolution-dominated (" + counts +
+                                 "): cuDNN convolutions already use TF32 by default, so only the matmul layers gain; "
+                                 "reported as info"));
 }
 
 class RulePFL401 final : public Rule {
@@ -54,6 +79,7 @@ class RulePFL401 final : public Rule {
                               "use `torch.set_float32_matmul_precision(\"high\")` unless you need full fp32 accuracy");
       if (auto n = origin_note(out, "precision", v)) f.notes.push_back(*n);
       f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+      weigh_layer_mix(model, out, f);
       return;
     }
     if (is_hf_training_args(call->qualname)) {
@@ -97,6 +123,7 @@ class RulePFL401 final : public Rule {
         "set it to `True` unless you need full fp32 accuracy");
     if (auto n = origin_note(out, "allow_tf32", v)) f.notes.push_back(*n);
     f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+    if (matmul) weigh_layer_mix(model, out, f);
   }
 
   // (b) A CUDA training loop in fp32 and nothing that turns the matmul TF32 flag on.
@@ -128,6 +155,7 @@ class RulePFL401 final : public Rule {
                                            std::to_string(out.source().position(ts_node_start_byte(cuda)).line) +
                                            ") with no autocast, `.half()` or bf16 anywhere"));
     f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
+    weigh_layer_mix(model, out, f);
     if (auto e = precision_line(module, last, model))
       f.fix = Fix{"Add `torch.set_float32_matmul_precision(\"high\")` after the imports", true, {std::move(*e)}};
   }
