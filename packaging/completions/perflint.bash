@@ -1,0 +1,29 @@
+# bash completion for perflint (installed as share/bash-completion/completions/perflint)
+_perflint() {
+  local cur prev
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD-1]}
+  case $prev in
+    --output-format) COMPREPLY=($(compgen -W "text json sarif github" -- "$cur")); return ;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+    --select|--extend-select|--ignore|rule)
+      local codes
+      codes=$(perflint rules 2>/dev/null | awk '$1 ~ /^PFL[0-9]+$/ {print $1}')
+      COMPREPLY=($(compgen -W "$codes ALL" -- "$cur")); return ;;
+    -o|--output|--config|--stdin-filename) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --python) COMPREPLY=($(compgen -c -- "$cur")); return ;;
+    -j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs) return ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
+      --output --exit-zero --statistics --no-show-source --no-color --color -j --jobs --config
+      --isolated --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
+      --python --show-output --verify --verify-runs" -- "$cur"))
+    return
+  fi
+  if ((COMP_CWORD == 1)); then
+    COMPREPLY=($(compgen -W "rules rule calibrate" -- "$cur"))
+  fi
+  COMPREPLY+=($(compgen -f -X '!*.py' -- "$cur") $(compgen -d -- "$cur"))
+}
+complete -o filenames -F _perflint perflint

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs perflint from the artifacts of a built tree and runs the installed copy, never the build
+# tree's: `cmake --install` into a prefix that is then moved (relocation), the .deb (cpack, checked
+# with dpkg -I, unpacked into an empty root with dpkg -x) and the relocatable tarball (cpack; no
+# libtomlplusplus.so or libstdc++.so needed). Usage: test_install.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/perflint-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A project to lint, outside the source tree: one finding of PFL101 and a config that ignores PFL4.
+mkdir -p "$work/project"
+cp "$src/examples/train.py" "$work/project/train.py"
+printf '[tool.perflint]\nignore = ["PFL4"]\n' > "$work/project/pyproject.toml"
+
+# Runs an installed perflint (BIN) with nothing of the build tree reachable: on the project, on
+# --version, rules, `rule`, and checks the probe's shim and docs sit where the binary looks for them.
+check_installed() {
+  local bin=$1 what=$2 out rc
+  [[ -x $bin ]] || fail "$what: no executable $bin"
+  grep -q "0\.[0-9]" <<<"$("$bin" --version)" || fail "$what: --version"
+  rc=0; out=$(cd "$work/project" && env -i PATH=/usr/bin:/bin "$bin" --no-color train.py) || rc=$?
+  [[ $rc -eq 1 ]] || fail "$what: expected exit 1 on findings, got $rc: $out"
+  grep -q "PFL101" <<<"$out" || fail "$what: no PFL101 finding in: $out"
+  grep -q "PFL4" <<<"$out" && fail "$what: the project's config (ignore PFL4) was not applied"
+  grep -qi "num_workers" <<<"$("$bin" rule PFL101)" || fail "$what: rule docs"
+  local prefix; prefix=$(dirname "$(dirname "$bin")")
+  [[ -f $prefix/share/perflint/shim/perflint_probe/__main__.py ]] || fail "$what: no shim under $prefix/share"
+  echo "ok: $what ($bin)"
+}
+
+# 1. cmake --install into a prefix, then moved elsewhere: perflint finds its shim relative to itself.
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+mv "$work/prefix" "$work/moved"
+p=$work/moved
+check_installed "$p/bin/perflint" "cmake --install (moved prefix)"
+for f in share/man/man1/perflint.1 share/bash-completion/completions/perflint \
+         share/zsh/site-functions/_perflint share/fish/vendor_completions.d/perflint.fish \
+         share/doc/perflint/README.md share/doc/perflint/docs/rules/PFL101.md; do
+  [[ -s $p/$f ]] || fail "cmake --install: missing $f"
+done
+if command -v man >/dev/null; then
+  grep -q "PyTorch" <<<"$(man -l "$p/share/man/man1/perflint.1" 2>/dev/null)" || fail "man page does not render"
+fi
+# The bash completion loads and completes subcommands and rule codes (from the installed binary).
+PATH="$p/bin:$PATH" bash -c '
+  source "$1/share/bash-completion/completions/perflint"
+  COMP_WORDS=(perflint ru); COMP_CWORD=1; _perflint; [[ " ${COMPREPLY[*]} " == *" rules "* ]] || exit 1
+  COMP_WORDS=(perflint --select PFL1); COMP_CWORD=2; _perflint; [[ " ${COMPREPLY[*]} " == *" PFL101 "* ]] || exit 1
+' _ "$p" || fail "bash completion"
+if command -v zsh >/dev/null; then zsh -n "$p/share/zsh/site-functions/_perflint" || fail "zsh completion syntax"; fi
+if command -v fish >/dev/null; then fish -n "$p/share/fish/vendor_completions.d/perflint.fish" || fail "fish completion syntax"; fi
+echo "ok: man page and completions installed"
+
+# 2. The probe runs from the moved prefix (real PyTorch, when /usr/bin/python3 has it).
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  out=$(cd "$work" && "$p/bin/perflint" --no-color --probe --steps 2 --warmup 1 --python /usr/bin/python3 \
+          "$src/tests/probe/scripts/debug_flags.py" 2>&1) || true
+  grep -q "confirmed" <<<"$out" || fail "probe from the moved prefix: $out"
+  echo "ok: probe from the moved prefix"
+else
+  echo "skip: probe from the moved prefix (no torch in /usr/bin/python3)"
+fi
+
+# 3. Packages from the same build: a .deb and a tarball.
+(cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work/pkg" >/dev/null) || fail "cpack"
+deb=$(ls "$work"/pkg/perflint_*.deb)
+tgz=$(ls "$work"/pkg/perflint-*.tar.gz)
+info=$(dpkg -I "$deb")
+depends=$(sed -n 's/^ Depends: //p' <<<"$info")
+grep -q "libc6" <<<"$depends" || fail ".deb: Depends should name libc6: '$depends'"
+grep -Eq "libtomlplusplus|libcupti|libtorch" <<<"$depends" && fail ".deb: unexpected dependency: '$depends'"
+echo "ok: .deb Depends: $depends"
+dpkg -x "$deb" "$work/debroot"
+check_installed "$work/debroot/usr/bin/perflint" ".deb (dpkg -x into an empty root)"
+[[ -s $work/debroot/usr/share/man/man1/perflint.1 ]] || fail ".deb: no man page"
+
+mkdir "$work/tar" && tar -xzf "$tgz" -C "$work/tar"
+tbin=$(ls "$work"/tar/*/bin/perflint)
+needed=$(readelf -d "$tbin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+grep -Eq "libtomlplusplus|libstdc\+\+|libgcc_s" <<<"$needed" && fail "tarball: perflint needs $needed"
+echo "ok: tarball perflint needs only: $needed"
+check_installed "$tbin" "tarball"
+echo "PASS"
