@@ -218,6 +218,17 @@ TEST(ConfigErrors, BytesAreCheckedBeforeTomlSeesThem) {
   EXPECT_EQ(c.exclude[0], "donn\xC3\xA9" "es/**");
 }
 
+// Issue 11 #15: a '[' never closed made the glob match nothing, silently.
+TEST(ConfigErrors, UnclosedGlobClassIsAnError) {
+  std::string e = parse_err("perflint.toml", "exclude = [\"build/**\", \"data/[ab.py\"]\n");
+  EXPECT_EQ(e, "perflint.toml:1:24: 'exclude': the glob \"data/[ab.py\" has a '[' that is never closed "
+               "(write [[] for a literal '[')") << e;
+  e = parse_err("perflint.toml", "[per-file-ignores]\n\"tests/[x\" = [\"PFL2\"]\n");
+  EXPECT_NE(e.find("perflint.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("never closed"), std::string::npos) << e;
+  EXPECT_EQ(parse_ok("perflint.toml", "exclude = [\"[[]x\", \"[!a-c]*.py\"]\n").exclude.size(), 2u);
+}
+
 // A directory tree under /tmp, removed at the end of the test.
 class TempTree : public ::testing::Test {
  protected:
