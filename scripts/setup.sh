@@ -24,6 +24,10 @@ done
 # The probe tests run a real PyTorch: Debian's python3-torch (torch 1.13 for /usr/bin/python3).
 if ((want_tests)); then
   dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed" || missing+=(python3-torch)
+  # The sanitizer step (scripts/ci-sanitize.sh): clang with its ASan/UBSan/libFuzzer runtimes.
+  for p in clang libclang-rt-14-dev; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
 fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
