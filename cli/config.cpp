@@ -139,6 +139,21 @@ std::optional<Error> read_string_array(const Checker& ck, std::string_view key, 
   return std::nullopt;
 }
 
+std::optional<bool> match_class(std::string_view p, size_t i, char c, size_t& next);
+
+// What is wrong with a glob of exclude/per-file-ignores, if anything: today, a '[' that opens a
+// class never closed (the matcher would take it literally, so the pattern would silently never match).
+std::optional<std::string> glob_problem(std::string_view pattern) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '[') continue;
+    size_t next = 0;
+    if (!match_class(pattern, i, 'a', next))
+      return cat({"the glob \"", pattern, "\" has a '[' that is never closed (write [[] for a literal '[')"});
+    i = next - 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> parse_size(std::string_view text) {
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -176,7 +191,13 @@ std::optional<Error> read_key(const Checker& ck, std::string_view key, const tom
   if (key == "select") return read_string_array(ck, key, value, true, cfg.select);
   if (key == "extend-select") return read_string_array(ck, key, value, true, cfg.extend_select);
   if (key == "ignore") return read_string_array(ck, key, value, true, cfg.ignore);
-  if (key == "exclude") return read_string_array(ck, key, value, false, cfg.exclude);
+  if (key == "exclude") {
+    if (auto e = read_string_array(ck, key, value, false, cfg.exclude)) return e;
+    if (const toml::array* arr = value.as_array())
+      for (const toml::node& el : *arr)
+        if (auto problem = glob_problem(el.as_string()->get())) return ck.at(el.source(), cat({"'exclude': ", *problem}));
+    return std::nullopt;
+  }
   if (key == "per-file-ignores") {
     const toml::table* t = value.as_table();
     if (!t) return ck.at(value.source(), cat({"'per-file-ignores' must be a table of glob = [rules], got ", type_name(value)}));
@@ -184,6 +205,7 @@ std::optional<Error> read_key(const Checker& ck, std::string_view key, const tom
       PerFileIgnore pfi;
       pfi.pattern = std::string(glob.str());
       const std::string sub = cat({"per-file-ignores.\"", pfi.pattern, "\""});
+      if (auto problem = glob_problem(pfi.pattern)) return ck.at(sels.source(), cat({"'", sub, "': ", *problem}));
       if (auto e = read_string_array(ck, sub, sels, true, pfi.selectors)) return e;
       cfg.per_file_ignores.push_back(std::move(pfi));
     }

@@ -7,6 +7,7 @@
 #include "probe/calibration.hpp"
 #include "util/byte_size.hpp"
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -156,7 +157,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
       ->type_name("WHEN");
   app.add_option("-j,--jobs", o.jobs, "Files linted in parallel (default and 0: every core)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            unsigned n = 0;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec == std::errc() && end == v.data() + v.size() && n <= 4096) return {};
+            return "must be a number of threads from 0 (every core) to 4096, got '" + v + "'";
+          },
+          "N"))
       ->type_name("N");
   app.add_option("--config", o.config, "Use this config file instead of discovering one")->type_name("FILE");
   app.add_flag("--isolated", o.isolated, "Ignore every config file");
@@ -291,9 +299,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   o.show_source = !no_show_source;
   if (!max_size.empty()) {
     o.max_file_size = parse_byte_size(max_size);
-    if (!o.max_file_size) {
+    if (!o.max_file_size || *o.max_file_size == 0) {
+      // 0 would skip every file and exit 0 as if all were clean; the config rejects it too.
       parsed.err = "error: invalid size '" + max_size +
-                   "' for --max-file-size (examples: 1048576, 512KiB, 10MiB)\nRun 'perflint --help' for usage.\n";
+                   "' for --max-file-size: must be more than 0 bytes (examples: 1048576, 512KiB, 10MiB)\n"
+                   "Run 'perflint --help' for usage.\n";
       parsed.exit_now = true;
       parsed.exit_code = 2;
     }

@@ -1830,6 +1830,8 @@ const CallInfo* Model::call(TSNode call_node) const { return impl_->call_info(ca
 const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
 
 Value Model::evaluate(TSNode expr) const {
+  // A missing operand (error recovery can leave `a = b: T` without a right side) is unknown.
+  if (ts_node_is_null(expr)) return Value{};
   const Context* ctx = impl_->call_context(expr);
   return impl_->eval(expr, ctx ? ctx->function : impl_->function_containing(expr), 0);
 }

@@ -70,6 +70,10 @@ Expected<SourceFile> SourceFile::from_bytes(std::string path, std::string bytes)
       else if (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n')) f.line_starts_.push_back(i + 1);
     }
   }
+  // UTF-16 (Windows editors, PowerShell redirection) has NULs everywhere: say what it is.
+  if (t.size() >= 2 && ((t[0] == '\xFF' && t[1] == '\xFE') || (t[0] == '\xFE' && t[1] == '\xFF')))
+    return make_error(f.path_ + ":1:1: file is UTF-16 encoded (it starts with a UTF-16 byte order mark); Python "
+                      "source must be UTF-8: convert it (e.g. iconv -f UTF-16 -t UTF-8); not linted");
   if (auto nul = t.find('\0'); nul != std::string::npos) {
     const Position p = f.position(static_cast<uint32_t>(nul));
     return make_error(f.path_ + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) +

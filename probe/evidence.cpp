@@ -2,6 +2,10 @@
 #include "probe/evidence.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +23,20 @@ void split_site(const std::string& site, std::string& file, uint32_t& line) {
   }
   file = site.substr(0, colon);
   line = static_cast<uint32_t>(std::strtoul(site.c_str() + colon + 1, nullptr, 10));
+}
+
+// Numbers in the evidence file are doubles written by a script that may have crashed or lied
+// (`sys.exit(10**20)`); converting one out of an integer type's range is undefined behaviour, so
+// every conversion goes through here: range-checked first, clamped to the type, NaN -> `fallback`.
+template <class Int>
+Int to_integer(std::optional<double> v, Int fallback) {
+  if (!v || std::isnan(*v)) return fallback;
+  // One past the maximum, and the minimum: powers of two (or zero), exact as doubles.
+  const double hi = std::ldexp(1.0, std::numeric_limits<Int>::digits);
+  const double lo = std::is_signed_v<Int> ? -hi : 0.0;
+  if (*v <= lo) return std::numeric_limits<Int>::min();
+  if (*v >= hi) return std::numeric_limits<Int>::max();
+  return static_cast<Int>(*v);
 }
 
 }  // namespace
@@ -89,11 +107,11 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.torch = d.string("torch").value_or("");
   e.script = d.string("script").value_or("");
   e.step_marker = d.string("step_marker").value_or("");
-  e.steps_requested = static_cast<int>(d.num("steps_requested").value_or(0));
-  e.warmup = static_cast<int>(d.num("warmup").value_or(0));
-  e.rank = static_cast<int>(d.num("rank").value_or(0));
-  e.local_rank = static_cast<int>(d.num("local_rank").value_or(0));
-  e.world_size = static_cast<int>(d.num("world_size").value_or(1));
+  e.steps_requested = to_integer<int>(d.num("steps_requested"), 0);
+  e.warmup = to_integer<int>(d.num("warmup"), 0);
+  e.rank = to_integer<int>(d.num("rank"), 0);
+  e.local_rank = to_integer<int>(d.num("local_rank"), 0);
+  e.world_size = to_integer<int>(d.num("world_size"), 1);
   if (const auto* dev = d.get("device"); dev && dev->is_object()) {
     e.device_kind = dev->string("kind").value_or("cpu");
     e.device_name = dev->string("name").value_or("");
@@ -101,30 +119,30 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   }
   if (const auto* mem = d.get("memory"); mem && mem->is_object()) {
     e.memory_kind = mem->string("kind").value_or("");
-    e.peak_bytes = static_cast<uint64_t>(mem->num("peak_bytes").value_or(0));
-    e.total_bytes = static_cast<uint64_t>(mem->num("total_bytes").value_or(0));
+    e.peak_bytes = to_integer<uint64_t>(mem->num("peak_bytes"), 0);
+    e.total_bytes = to_integer<uint64_t>(mem->num("total_bytes"), 0);
   }
   const auto* exit = d.get("exit");
   if (!exit || !exit->is_object() || !exit->string("reason"))
     return make_error(path + ": evidence has no exit.reason (corrupt evidence file)");
   e.exit_reason = *exit->string("reason");
-  e.exit_code = static_cast<int>(exit->num("code").value_or(0));
+  e.exit_code = to_integer<int>(exit->num("code"), 0);
   e.traceback = exit->string("traceback").value_or("");
   e.sync_debug = d.boolean("sync_debug").value_or(false);
   if (const auto* g = d.get("gemm_shapes"); g && g->is_array())
     for (const auto& x : g->items) {
       Evidence::GemmSeen seen;
-      seen.m = static_cast<int64_t>(x.num("m").value_or(0));
-      seen.n = static_cast<int64_t>(x.num("n").value_or(0));
-      seen.k = static_cast<int64_t>(x.num("k").value_or(0));
-      seen.calls = static_cast<int64_t>(x.num("calls").value_or(0));
+      seen.m = to_integer<int64_t>(x.num("m"), 0);
+      seen.n = to_integer<int64_t>(x.num("n"), 0);
+      seen.k = to_integer<int64_t>(x.num("k"), 0);
+      seen.calls = to_integer<int64_t>(x.num("calls"), 0);
       if (seen.m > 0 && seen.n > 0 && seen.k > 0) e.gemm_shapes.push_back(seen);
     }
   if (const auto* applied = d.get("applied"); applied && applied->is_array())
     for (const auto& a : applied->items) {
       AppliedFix fix;
       fix.fix = a.string("fix").value_or("");
-      fix.count = static_cast<int>(a.num("applied").value_or(0));
+      fix.count = to_integer<int>(a.num("applied"), 0);
       fix.error = a.string("error").value_or("");
       e.applied.push_back(std::move(fix));
     }
@@ -148,7 +166,7 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
     }
     st.data_wait_ms = s.num("data_wait_ms").value_or(0.0);
     st.autocast = s.boolean("autocast").value_or(false);
-    st.checkpoint_calls = static_cast<uint32_t>(s.num("checkpoint_calls").value_or(0));
+    st.checkpoint_calls = to_integer<uint32_t>(s.num("checkpoint_calls"), 0);
     st.checkpoint_forward_ms = s.num("checkpoint_forward_ms").value_or(0.0);
     if (const auto* f = s.get("flags"); f && f->is_object()) {
       st.anomaly = f->boolean("anomaly").value_or(false);
@@ -159,16 +177,16 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
       st.cudnn_deterministic = f->boolean("cudnn_deterministic").value_or(false);
       st.launch_blocking = f->boolean("launch_blocking").value_or(false);
     }
-    st.zero_grad_calls = static_cast<uint32_t>(s.num("zero_grad_calls").value_or(0));
-    st.zero_grad_fill_calls = static_cast<uint32_t>(s.num("zero_grad_fill_calls").value_or(0));
+    st.zero_grad_calls = to_integer<uint32_t>(s.num("zero_grad_calls"), 0);
+    st.zero_grad_fill_calls = to_integer<uint32_t>(s.num("zero_grad_fill_calls"), 0);
     st.zero_grad_ms = s.num("zero_grad_ms").value_or(0.0);
-    if (const auto c = s.num("compiles")) st.compiles = static_cast<int64_t>(*c);
+    if (const auto c = s.num("compiles")) st.compiles = to_integer<int64_t>(c, 0);
     if (const auto* syncs = s.get("syncs"); syncs && syncs->is_array())
       for (const auto& y : syncs->items) {
         SyncEvidence se;
         split_site(y.string("site").value_or("?"), se.file, se.line);
         se.op = y.string("op").value_or("");
-        se.count = static_cast<uint64_t>(y.num("count").value_or(0));
+        se.count = to_integer<uint64_t>(y.num("count"), 0);
         se.cuda = y.boolean("cuda").value_or(false);
         st.syncs.push_back(std::move(se));
       }
@@ -179,11 +197,11 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
       LoaderEvidence le;
       le.site = l.string("site").value_or("?");
       split_site(le.site, le.file, le.line);
-      le.num_workers = static_cast<int>(l.num("num_workers").value_or(0));
+      le.num_workers = to_integer<int>(l.num("num_workers"), 0);
       le.pin_memory = l.boolean("pin_memory").value_or(false);
       le.persistent_workers = l.boolean("persistent_workers").value_or(false);
-      le.iterators = static_cast<int>(l.num("iterators").value_or(0));
-      le.batches = static_cast<int>(l.num("batches").value_or(0));
+      le.iterators = to_integer<int>(l.num("iterators"), 0);
+      le.batches = to_integer<int>(l.num("batches"), 0);
       le.wait_ms = l.num("wait_ms").value_or(0.0);
       if (const auto* f = l.get("first_batch_wait_ms"); f && f->is_array())
         for (const auto& x : f->items) le.first_batch_wait_ms.push_back(x.number);

@@ -31,7 +31,8 @@ struct FixedFile {
 
 constexpr int kMaxFixPasses = 4;
 
-// Lints `bytes` as `path`, applies the fixes, and repeats until nothing applies.
+// Lints `bytes` as `path`, applies the fixes, and repeats until nothing applies. A file with a
+// syntax error is left as it is (the result says why: the syntax error).
 FixedFile fix_buffer(const std::string& path, const std::string& bytes, const RuleSet& rules, ts::Parser& parser,
                      bool unsafe, ProjectContext* project = nullptr);
 

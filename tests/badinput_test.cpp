@@ -200,6 +200,17 @@ TEST(BadInput, ErrorsReachStderrWhenTheReportIsNotTextOnStdout) {
   EXPECT_TRUE(contains(r.out, "\"errors\"")) << r.out;
 }
 
+// Issue 11 #15: UTF-16 was reported as "NUL byte (binary file?)".
+TEST(BadInput, Utf16FileIsNamedAsSuch) {
+  TempDir t;
+  t.write("u16.py", std::string("\xFF\xFE" "i\0m\0p\0o\0r\0t\0 \0t\0o\0r\0c\0h\0\n\0", 26));
+  RunResult r = lint_with_other(t, "u16.py");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "u16.py: error: file is UTF-16 encoded")) << r.out;
+  EXPECT_FALSE(contains(r.out, "NUL byte")) << r.out;
+  EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
+}
+
 // Issue 11 #3: opening a FIFO for reading waits for a writer; perflint blocked there forever.
 TEST(BadInput, FifoNamedExplicitlyIsAnErrorNotAHang) {
   TempDir t;

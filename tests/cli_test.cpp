@@ -81,6 +81,21 @@ TEST(Options, UsageErrorsExitTwo) {
   }
 }
 
+// Issue 11 #15: the same clear message the config path gives, not CLI11's 300-digit range, and no
+// --max-file-size 0 that skips every file and exits 0.
+TEST(Options, JobsAndSizeErrorsSayWhatIsAccepted) {
+  ParsedCommandLine j = parse({"-j", "-1"});
+  EXPECT_EQ(j.exit_code, 2);
+  EXPECT_TRUE(contains(j.err, "--jobs: must be a number of threads from 0 (every core) to 4096, got '-1'")) << j.err;
+  EXPECT_LT(j.err.size(), 200u) << j.err;
+  EXPECT_EQ(parse({"-j", "1e9"}).exit_code, 2);
+  EXPECT_FALSE(parse({"-j", "0"}).exit_now);
+  ParsedCommandLine z = parse({"--max-file-size", "0"});
+  EXPECT_TRUE(z.exit_now);
+  EXPECT_EQ(z.exit_code, 2);
+  EXPECT_TRUE(contains(z.err, "must be more than 0 bytes")) << z.err;
+}
+
 TEST(ByteSize, ParsesUnits) {
   EXPECT_EQ(parse_byte_size("10485760"), 10485760u);
   EXPECT_EQ(parse_byte_size("1KiB"), 1024u);

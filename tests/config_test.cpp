@@ -195,6 +195,40 @@ TEST(ConfigErrors, TomlSyntax) {
   EXPECT_NE(e.find("invalid TOML"), std::string::npos);
 }
 
+// Issue 11 #8: config bytes are checked before toml++ 3.3 sees them (it has undefined behaviour on
+// some non-ASCII input, e.g. the three bytes EF B0 9E): the error names the place.
+TEST(ConfigErrors, BytesAreCheckedBeforeTomlSeesThem) {
+  std::string e = parse_err("perflint.toml", "\xEF\xB0\x9E");
+  EXPECT_EQ(e, "perflint.toml:1:1: non-ASCII character outside a string or a comment") << e;
+  e = parse_err("perflint.toml", "select = [\"ALL\"]\nignore = [\"PFL1\xFF\"]\n");
+  EXPECT_EQ(e, "perflint.toml:2:16: invalid UTF-8 (byte 0xFF); a config file must be UTF-8") << e;
+  e = parse_err("perflint.toml", "exclude = [\"\xED\xA0\x80\"]\n");  // a UTF-16 surrogate
+  EXPECT_NE(e.find("perflint.toml:1:13: invalid UTF-8 (byte 0xED)"), std::string::npos) << e;
+  e = parse_err("perflint.toml", "exclude = [\"\xC0\xAF\"]\n");  // an overlong '/'
+  EXPECT_NE(e.find("invalid UTF-8 (byte 0xC0)"), std::string::npos) << e;
+  // toml++ upstream issue 190: a non-ASCII character right after a line-ending backslash.
+  e = parse_err("perflint.toml", "python = \"\"\"\\\n  \xC2\xA7\"\"\"\n");
+  EXPECT_NE(e.find("perflint.toml:1:13: non-ASCII character right after a line-ending backslash"), std::string::npos)
+      << e;
+  // Non-ASCII in strings and comments is fine, and so is a BOM.
+  Config c = parse_ok("perflint.toml",
+                      "\xEF\xBB\xBF# r\xC3\xA9sum\xC3\xA9\nexclude = [\"donn\xC3\xA9"
+                      "es/**\", 'caf\xC3\xA9', \"\"\"\xE2\x82\xAC\"\"\"]\n");
+  ASSERT_EQ(c.exclude.size(), 3u);
+  EXPECT_EQ(c.exclude[0], "donn\xC3\xA9" "es/**");
+}
+
+// Issue 11 #15: a '[' never closed made the glob match nothing, silently.
+TEST(ConfigErrors, UnclosedGlobClassIsAnError) {
+  std::string e = parse_err("perflint.toml", "exclude = [\"build/**\", \"data/[ab.py\"]\n");
+  EXPECT_EQ(e, "perflint.toml:1:24: 'exclude': the glob \"data/[ab.py\" has a '[' that is never closed "
+               "(write [[] for a literal '[')") << e;
+  e = parse_err("perflint.toml", "[per-file-ignores]\n\"tests/[x\" = [\"PFL2\"]\n");
+  EXPECT_NE(e.find("perflint.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("never closed"), std::string::npos) << e;
+  EXPECT_EQ(parse_ok("perflint.toml", "exclude = [\"[[]x\", \"[!a-c]*.py\"]\n").exclude.size(), 2u);
+}
+
 // A directory tree under /tmp, removed at the end of the test.
 class TempTree : public ::testing::Test {
  protected:

@@ -372,6 +372,18 @@ TEST(FixCli, PersistentWorkersFixHoldsForEveryWorkerCount) {
   }
 }
 
+// Found by fuzz_fix: in a file with a syntax error, PFL401's import-time line was inserted where
+// the next parse did not see it, so every pass added it again (4 copies, and more on every run).
+TEST(Fixer, AFileWithASyntaxErrorIsNotFixed) {
+  const std::string text = "import torch\nfrom x import yimport torch\nmodel = Net().cuda()\n"
+                           "torch.autograd.set_detect_anomaly(True)\ndef f(:\n" + kStep;
+  ts::Parser parser;
+  const FixedFile fixed = fix_buffer("x.py", text, make_rule_set({"ALL"}, {}), parser, true);
+  EXPECT_EQ(fixed.bytes, text);
+  EXPECT_EQ(fixed.applied, 0u);
+  EXPECT_FALSE(fixed.result.findings.empty());
+}
+
 // Where the count's expression cannot be repeated next to it (it comes through a **dict written
 // elsewhere), `persistent_workers=True` depends on the run-time value: the fix is unsafe.
 TEST(FixEdits, PersistentWorkersTrueIsUnsafeWhenTheCountIsNotWrittenInTheCall) {

@@ -1,7 +1,11 @@
 // See toml_read.hpp.
 #include "util/toml_read.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace perflint {
 
@@ -13,7 +17,111 @@ Error toml_error_at(const std::string& path, const toml::source_region& where, c
   return make_error(os.str());
 }
 
+namespace {
+
+// Length of the UTF-8 sequence at `i` (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_length(std::string_view t, size_t i) {
+  const auto b = [&](size_t k) { return k < t.size() ? static_cast<unsigned char>(t[k]) : 0u; };
+  const unsigned c = b(i);
+  auto cont = [&](size_t k) { return (b(k) & 0xC0u) == 0x80u; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return b(i + 1) >= lo && b(i + 1) <= hi && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return b(i + 1) >= lo && b(i + 1) <= hi && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// A backslash and the character it escapes (just the backslash when what follows is not UTF-8, so
+// that the next step reports it).
+size_t escape_length(std::string_view t, size_t i) {
+  const size_t n = utf8_length(t, i + 1);
+  return n == 0 ? 1 : 1 + n;
+}
+
+}  // namespace
+
+std::optional<Error> check_toml_bytes(std::string_view text, const std::string& path) {
+  enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
+  uint32_t line = 1, column = 1;
+  auto at = [&](const std::string& what) {
+    return make_error(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+  };
+  auto starts = [&](size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+  size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a BOM at the start is fine
+  while (i < text.size()) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[i]));
+      return at(std::string("invalid UTF-8 (byte ") + hex + "); a config file must be UTF-8");
+    }
+    const char c = text[i];
+    size_t step = n;
+    if (n > 1 && (in == In::Code)) return at("non-ASCII character outside a string or a comment");
+    switch (in) {
+      case In::Code:
+        if (c == '#') in = In::Comment;
+        else if (starts(i, "\"\"\"")) in = In::MultiBasic, step = 3;
+        else if (starts(i, "'''")) in = In::MultiLiteral, step = 3;
+        else if (c == '"') in = In::Basic;
+        else if (c == '\'') in = In::Literal;
+        break;
+      case In::Comment:
+        if (c == '\n') in = In::Code;
+        break;
+      case In::Basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') step = escape_length(text, i);
+        else if (c == '"' || c == '\n') in = In::Code;
+        break;
+      case In::Literal:
+        if (c == '\'' || c == '\n') in = In::Code;
+        break;
+      case In::MultiBasic:
+        if (c == '\\') {
+          // A line-ending backslash: toml++ 3.3 skips the blanks after it with a look-up that is
+          // undefined for most non-ASCII code points (upstream issues 190 and 295).
+          size_t k = i + 1;
+          while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+          if (k < text.size() && (text[k] == '\n' || text[k] == '\r')) {
+            while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+            if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80)
+              return at("non-ASCII character right after a line-ending backslash; write it as \\uXXXX");
+          } else if (i + 1 < text.size()) {
+            step = escape_length(text, i);
+          }
+        } else if (starts(i, "\"\"\"")) {
+          in = In::Code;
+          step = 3;
+          while (step < 5 && i + step < text.size() && text[i + step] == '"') ++step;
+        }
+        break;
+      case In::MultiLiteral:
+        if (starts(i, "'''")) {
+          in = In::Code;
+          step = 3;
+          while (step < 5 && i + step < text.size() && text[i + step] == '\'') ++step;
+        }
+        break;
+    }
+    // Advance, keeping line and column (in code points) for the next message.
+    for (size_t end = std::min(text.size(), i + step); i < end;) {
+      if (text[i] == '\n') ++line, column = 1;
+      else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+      ++i;
+    }
+  }
+  return std::nullopt;
+}
+
 Expected<toml::table> parse_toml(const std::string& text, const std::string& path) {
+  if (auto bad = check_toml_bytes(text, path)) return std::move(*bad);
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& e) {

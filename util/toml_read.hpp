@@ -3,7 +3,9 @@
 #pragma once
 #include <toml++/toml.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "parser/expected.hpp"
 
@@ -12,7 +14,12 @@ namespace perflint {
 // Without line:col when the region has none (a key that is missing altogether).
 Error toml_error_at(const std::string& path, const toml::source_region& where, const std::string& message);
 
-// "path:line:col: invalid TOML: <what toml++ says>" on a syntax error.
+// Checks the bytes before toml++ sees them: valid UTF-8, and nothing non-ASCII outside strings and
+// comments (toml++ 3.3 has undefined behaviour on some such inputs, e.g. the bytes EF B0 9E).
+// "path:line:col: ..." or nullopt.
+std::optional<Error> check_toml_bytes(std::string_view text, const std::string& path);
+
+// "path:line:col: invalid TOML: <what toml++ says>" on a syntax error; check_toml_bytes first.
 Expected<toml::table> parse_toml(const std::string& text, const std::string& path);
 
 }  // namespace perflint

@@ -1,19 +1,16 @@
-// libFuzzer target: the probe's evidence reader (the JSON the shim writes) and the GPU activity file
-// merged into it (the bytes after the first NUL, if any). The oracle is the sanitizers (UBSan catches float-to-int overflow) and "bad input
-// is an Error value, never a throw".
-#include <cstddef>
-#include <cstdint>
-#include <string>
+// libFuzzer target: the probe's evidence reader and the GPU activity file merged into it.
+// The checks are in oracles.hpp (tests/fuzz_corpus_test.cpp replays the corpus through them).
+#include <cstdio>
+#include <cstdlib>
 
-#include "probe/evidence.hpp"
+#include "oracles.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string all(reinterpret_cast<const char*>(data), size);
-  const size_t nul = all.find('\0');
-  const std::string text = all.substr(0, nul);
-  auto e = perflint::probe::parse_evidence(text, "evidence.json");
-  if (nul == std::string::npos) return 0;
-  perflint::probe::Evidence base;
-  (void)perflint::probe::add_gpu_activity(e ? *e : base, all.substr(nul + 1), "gpu.json");
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const std::string wrong = perflint::fuzz::evidence_one(input);
+  if (!wrong.empty()) {
+    std::fprintf(stderr, "%s\n", wrong.c_str());
+    std::abort();
+  }
   return 0;
 }
