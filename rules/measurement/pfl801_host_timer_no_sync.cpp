@@ -98,6 +98,9 @@ bool may_launch(const Model& model, const CallInfo& c) {
                                                                  "torch.inference_mode", "torch.set_grad_enabled",
                                                                  "torch.manual_seed"};
   if (ts::is(c.function, "identifier") && one_of(model.text(c.function), builtins)) return false;
+  // Processes (`mp.spawn(..., join=True)` returns when the workers have exited) and collectives
+  // set-up are not queued GPU work of this process.
+  if (c.qualname.starts_with("torch.multiprocessing.") || c.qualname.starts_with("torch.distributed.")) return false;
   if (!c.qualname.empty()) return c.qualname.starts_with("torch.") && !one_of(std::string_view(c.qualname), grad_modes);
   if (!c.method.empty() && one_of(c.method, cpu_methods)) return false;
   if (!ts_node_is_null(c.receiver) && rooted_in_other_library(model, c.receiver)) return false;
