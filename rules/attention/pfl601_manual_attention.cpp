@@ -155,6 +155,57 @@ bool weights_kept(const Model& model, TSNode softmax) {
   return kept;
 }
 
+// The weights are changed after the softmax before they meet `v` (talking-heads projections
+// `attn = self.proj_w(attn)`, a gated mix of two softmaxes `(1 - g) * patch + g * pos`):
+// scaled_dot_product_attention cannot express that. Dropout and casts do not count.
+bool weights_transformed(const Model& model, TSNode softmax) {
+  TSNode stmt = statement_of(softmax);
+  if (!ts::is(stmt, "assignment") || !ts::same(unparen(ts::field(stmt, "right")), softmax)) return false;
+  TSNode left = ts::field(stmt, "left");
+  if (!ts::is(left, "identifier")) return false;
+  const std::string_view name = model.text(left);
+  TSNode scope = scope_of(model, stmt);
+  uint32_t after = ts_node_end_byte(stmt);
+  for (int hops = 0; hops < 6; ++hops) {
+    TSNode use{};
+    ts::walk(scope, [&](TSNode n) {
+      if (!ts_node_is_null(use) || ts_node_end_byte(n) <= after) return false;
+      if (ts::is(n, "identifier") && ts_node_start_byte(n) >= after && model.text(n) == name) {
+        TSNode parent = ts_node_parent(n);
+        const bool target = ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n);
+        if (!target) use = n;
+      }
+      return ts_node_is_null(use);
+    });
+    if (ts_node_is_null(use)) return false;
+    TSNode parent = ts_node_parent(use);
+    while (ts::is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+    if (ts::is(parent, "binary_operator")) {
+      TSNode op = ts::field(parent, "operator");
+      return ts_node_is_null(op) || ts::kind(op) != "@";  // `attn @ v` consumes; `g * attn` mixes
+    }
+    if (ts::is(parent, "attribute")) {
+      TSNode call = ts_node_parent(parent);
+      const CallInfo* c = ts::is(call, "call") ? model.call(call) : nullptr;
+      if (c && (c->method == "matmul" || c->method == "bmm")) return false;
+      if (!c || !(c->method == "to" || c->method == "type_as" || c->method == "float" || c->method == "half" ||
+                  c->method == "masked_fill" || c->method == "view" || c->method == "reshape"))
+        return true;
+    } else if (ts::is(parent, "argument_list")) {
+      const CallInfo* c = model.call(ts_node_parent(parent));
+      if (!c) return true;
+      if (c->qualname == "torch.matmul" || c->qualname == "torch.bmm" || c->qualname == "torch.einsum") return false;
+      if (model.text(c->function).find("drop") == std::string_view::npos) return true;  // a projection
+    } else if (!ts::is(parent, "expression_list") && !ts::is(parent, "return_statement")) {
+      return false;
+    } else {
+      return false;
+    }
+    after = ts_node_end_byte(statement_of(use));
+  }
+  return false;
+}
+
 bool is_softmax(std::string_view q) {
   return q == "torch.softmax" || q == "torch.nn.functional.softmax" || q == "torch.special.softmax";
 }
@@ -224,6 +275,7 @@ class RulePFL601 final : public Rule {
     std::unordered_set<uintptr_t> seen;
     if (!has_scores(model, input, kDepth, seen)) return;
     if (weights_kept(model, node)) return;
+    if (weights_transformed(model, node)) return;
     if (const CallInfo* fused = sdpa_nearby(model, node)) {
       const std::string line = std::to_string(model.source().position(ts_node_start_byte(fused->node)).line);
       Finding& f = out.report(node,
