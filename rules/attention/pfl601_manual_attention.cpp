@@ -8,6 +8,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/attention/attention_util.hpp"
+#include "rules/common.hpp"
 
 namespace perflint {
 namespace {
@@ -40,7 +41,34 @@ bool is_transposed(const Model& model, TSNode expr, int depth) {
     const auto values = values_assigned_before(model, model.text(e), e);
     return !values.empty() && is_transposed(model, values.front(), depth - 1);
   }
+  // `k.transpose(-2, -1) * scale`, `k.mT / math.sqrt(d)`: scaled before the product.
+  if (ts::is(e, "binary_operator") && depth > 0) {
+    TSNode op = ts::field(e, "operator");
+    if (!ts_node_is_null(op) && (ts::kind(op) == "*" || ts::kind(op) == "/"))
+      return is_transposed(model, ts::field(e, "left"), depth - 1) ||
+             (ts::kind(op) == "*" && is_transposed(model, ts::field(e, "right"), depth - 1));
+  }
   return false;
+}
+
+// `torch.einsum("bhqd,bhkd->bhqk", q, k)`: two operands of three or more dimensions contracted
+// over the last dimension of both (q·kᵀ). `einsum("bi,oi->bo", x, W)` is a linear layer: not one.
+bool is_einsum_scores(const Model& model, const CallInfo& c) {
+  if (c.qualname != "torch.einsum" || c.positional.size() != 3) return false;
+  const Value eq = model.evaluate(c.positional[0]);
+  if (eq.kind != Value::Kind::String) return false;
+  std::string spec;
+  for (char ch : eq.s)
+    if (ch != ' ') spec.push_back(ch);
+  const size_t arrow = spec.find("->"), comma = spec.find(',');
+  if (arrow == std::string::npos || comma == std::string::npos || comma > arrow) return false;
+  const std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1), o = spec.substr(arrow + 2);
+  if (a.size() < 3 || b.size() < 3 || a.find('.') != std::string::npos || b.find('.') != std::string::npos) {
+    // `...qd,...kd->...qk`: the ellipsis stands for the batch and head dimensions.
+    if (!(a.starts_with("...") && b.starts_with("...") && a.size() >= 5 && b.size() >= 5)) return false;
+  }
+  return a.back() == b.back() && o.find(a.back()) == std::string::npos && a[a.size() - 2] != b[b.size() - 2] &&
+         o.size() >= 2 && o.back() == b[b.size() - 2] && o[o.size() - 2] == a[a.size() - 2];
 }
 
 // The expression (or a local it reads, followed back through assignments) contains a product of
@@ -62,7 +90,8 @@ bool has_scores(const Model& model, TSNode expr, int depth, std::unordered_set<u
         const bool method = c->qualname.empty() && !ts_node_is_null(c->receiver) &&
                             (c->method == "matmul" || c->method == "bmm");
         if ((fn && c->positional.size() >= 2 && is_transposed(model, c->positional[1], kDepth)) ||
-            (method && c->positional.size() >= 1 && is_transposed(model, c->positional[0], kDepth))) {
+            (method && c->positional.size() >= 1 && is_transposed(model, c->positional[0], kDepth)) ||
+            is_einsum_scores(model, *c)) {
           found = true;
           return false;
         }
@@ -89,8 +118,14 @@ bool has_scores(const Model& model, TSNode expr, int depth, std::unordered_set<u
 bool weights_kept(const Model& model, TSNode softmax) {
   TSNode stmt = statement_of(softmax);
   // `softmax(s) @ v` consumes the weights on the spot: whatever leaves is the output.
-  for (TSNode n = ts_node_parent(softmax); !ts_node_is_null(n) && !ts::same(n, stmt); n = ts_node_parent(n))
+  for (TSNode n = ts_node_parent(softmax); !ts_node_is_null(n) && !ts::same(n, stmt); n = ts_node_parent(n)) {
     if (ts::is(n, "binary_operator")) return false;
+    // `torch.bmm(softmax(s), v)`, `torch.einsum("...", softmax(s), v)`, `softmax(s).matmul(v)`.
+    if (const CallInfo* c = ts::is(n, "call") ? model.call(n) : nullptr;
+        c && (c->qualname == "torch.bmm" || c->qualname == "torch.matmul" || c->qualname == "torch.einsum" ||
+              (c->qualname.empty() && (c->method == "matmul" || c->method == "bmm"))))
+      return false;
+  }
   if (ts::is(stmt, "return_statement")) return true;
   if (!ts::is(stmt, "assignment")) return false;
   TSNode left = ts::field(stmt, "left");
@@ -120,8 +155,93 @@ bool weights_kept(const Model& model, TSNode softmax) {
   return kept;
 }
 
+// The weights are changed after the softmax before they meet `v` (talking-heads projections
+// `attn = self.proj_w(attn)`, a gated mix of two softmaxes `(1 - g) * patch + g * pos`):
+// scaled_dot_product_attention cannot express that. Dropout and casts do not count.
+bool weights_transformed(const Model& model, TSNode softmax) {
+  TSNode stmt = statement_of(softmax);
+  if (!ts::is(stmt, "assignment") || !ts::same(unparen(ts::field(stmt, "right")), softmax)) return false;
+  TSNode left = ts::field(stmt, "left");
+  if (!ts::is(left, "identifier")) return false;
+  const std::string_view name = model.text(left);
+  TSNode scope = scope_of(model, stmt);
+  uint32_t after = ts_node_end_byte(stmt);
+  for (int hops = 0; hops < 6; ++hops) {
+    TSNode use{};
+    ts::walk(scope, [&](TSNode n) {
+      if (!ts_node_is_null(use) || ts_node_end_byte(n) <= after) return false;
+      if (ts::is(n, "identifier") && ts_node_start_byte(n) >= after && model.text(n) == name) {
+        TSNode parent = ts_node_parent(n);
+        const bool target = ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n);
+        if (!target) use = n;
+      }
+      return ts_node_is_null(use);
+    });
+    if (ts_node_is_null(use)) return false;
+    TSNode parent = ts_node_parent(use);
+    while (ts::is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+    if (ts::is(parent, "binary_operator")) {
+      TSNode op = ts::field(parent, "operator");
+      return ts_node_is_null(op) || ts::kind(op) != "@";  // `attn @ v` consumes; `g * attn` mixes
+    }
+    if (ts::is(parent, "attribute")) {
+      TSNode call = ts_node_parent(parent);
+      const CallInfo* c = ts::is(call, "call") ? model.call(call) : nullptr;
+      if (c && (c->method == "matmul" || c->method == "bmm")) return false;
+      if (!c || !(c->method == "to" || c->method == "type_as" || c->method == "float" || c->method == "half" ||
+                  c->method == "masked_fill" || c->method == "view" || c->method == "reshape"))
+        return true;
+    } else if (ts::is(parent, "argument_list")) {
+      const CallInfo* c = model.call(ts_node_parent(parent));
+      if (!c) return true;
+      if (c->qualname == "torch.matmul" || c->qualname == "torch.bmm" || c->qualname == "torch.einsum") return false;
+      if (model.text(c->function).find("drop") == std::string_view::npos) return true;  // a projection
+    } else if (!ts::is(parent, "expression_list") && !ts::is(parent, "return_statement")) {
+      return false;
+    } else {
+      return false;
+    }
+    after = ts_node_end_byte(statement_of(use));
+  }
+  return false;
+}
+
 bool is_softmax(std::string_view q) {
   return q == "torch.softmax" || q == "torch.nn.functional.softmax" || q == "torch.special.softmax";
+}
+
+// `self.softmax(scores)` with `self.softmax = nn.Softmax(dim=-1)`, or `sm(scores)` with
+// `sm = F.softmax` / `sm = nn.Softmax(-1)`: a softmax through a module attribute or an alias.
+bool is_softmax_holder(const Model& model, const CallInfo& call) {
+  if (!call.qualname.empty()) return false;
+  TSNode f = call.function;
+  if (!ts::is(f, "identifier") && !ts::is(f, "attribute")) return false;
+  const std::string_view name = model.text(f);
+  const std::string_view last = name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
+  if (last.find("softmax") == std::string_view::npos && last.find("sm") == std::string_view::npos) return false;
+  for (TSNode v : values_assigned_to(model, model.text(f))) {
+    v = unparen(v);
+    if (ts::is(v, "call")) v = ts::field(v, "function");
+    const std::string q = model.qualname(v);
+    if (is_softmax(q) || q == "torch.nn.Softmax") return true;
+  }
+  return false;
+}
+
+// A call of `F.scaled_dot_product_attention` in the same class (or function, outside a class):
+// the hand-written form next to it is the fallback (`if self.flash: ... else: manual`), or an
+// implementation picked by configuration. Null when there is none.
+const CallInfo* sdpa_nearby(const Model& model, TSNode node) {
+  TSNode scope = model.enclosing(node, "class_definition");
+  if (ts_node_is_null(scope)) scope = scope_of(model, node);
+  for (const auto& c : model.calls()) {
+    if (ts_node_start_byte(c.node) < ts_node_start_byte(scope) || ts_node_end_byte(c.node) > ts_node_end_byte(scope))
+      continue;
+    if (c.qualname == "torch.nn.functional.scaled_dot_product_attention" ||
+        (c.qualname.empty() && c.method == "scaled_dot_product_attention"))
+      return &c;
+  }
+  return nullptr;
 }
 
 class RulePFL601 final : public Rule {
@@ -134,7 +254,11 @@ class RulePFL601 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
   bool wants(const CallInfo& call) const override {
-    return is_softmax(call.qualname) || (call.qualname.empty() && call.method == "softmax");
+    // Unresolved calls: `x.softmax(...)`, and names that may hold a softmax (`self.softmax`,
+    // `self.sm`, `sm`): is_softmax_holder reads the name.
+    return is_softmax(call.qualname) ||
+           (call.qualname.empty() && (call.method.empty() || call.method.find("softmax") != std::string_view::npos ||
+                                      call.method.find("sm") != std::string_view::npos));
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
@@ -143,12 +267,26 @@ class RulePFL601 final : public Rule {
     TSNode input{};
     if (is_softmax(call->qualname))
       input = call->arg("input", 0);
+    else if (is_softmax_holder(model, *call))
+      input = call->arg("input", 0);  // self.softmax(scores)
     else if (call->qualname.empty() && call->method == "softmax" && !ts_node_is_null(call->receiver))
       input = call->receiver;  // scores.softmax(dim=-1)
     if (ts_node_is_null(input)) return;
     std::unordered_set<uintptr_t> seen;
     if (!has_scores(model, input, kDepth, seen)) return;
     if (weights_kept(model, node)) return;
+    if (weights_transformed(model, node)) return;
+    if (const CallInfo* fused = sdpa_nearby(model, node)) {
+      const std::string line = std::to_string(model.source().position(ts_node_start_byte(fused->node)).line);
+      Finding& f = out.report(node,
+                              "hand-written attention next to a scaled_dot_product_attention path (line " + line +
+                                  "): this is its fallback, and it materializes the full attention matrix when taken",
+                              "make sure the fused path is the one that runs (PyTorch >= 2.0, the flag that selects it "
+                              "on), or drop the fallback");
+      f.severity = Severity::Info;
+      f.notes.push_back(out.note(fused->node, "the fused path"));
+      return;
+    }
     Finding& f = out.report(node,
                             "hand-written attention (softmax(q @ kᵀ ...)) materializes the full attention matrix in "
                             "memory and runs 3+ kernels",

@@ -19,10 +19,21 @@ constexpr std::string_view kHint =
     "if the model fits without it, remove the checkpoint wrapper (`perflint --probe` measures the peak memory)";
 
 bool is_checkpoint_function(std::string_view q) {
-  return q == "torch.utils.checkpoint.checkpoint" || q == "torch.utils.checkpoint.checkpoint_sequential" ||
-         q == "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.checkpoint_wrapper" ||
-         q == "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.apply_activation_checkpointing";
+  if (q == "torch.utils.checkpoint.checkpoint" || q == "torch.utils.checkpoint.checkpoint_sequential") return true;
+  // FSDP / torch.distributed wrappers, wherever they are imported from.
+  if (q.starts_with("torch.distributed.") &&
+      (q.ends_with(".checkpoint_wrapper") || q.ends_with(".apply_activation_checkpointing")))
+    return true;
+  // timm's `checkpoint_seq(self.blocks, x)` (timm.models.helpers / _manipulate / timm.models).
+  if (q.starts_with("timm.") && q.ends_with(".checkpoint_seq")) return true;
+  // DeepSpeed and fairscale activation checkpointing.
+  return q == "deepspeed.checkpointing.checkpoint" || q == "fairscale.nn.checkpoint_wrapper" ||
+         q == "fairscale.nn.checkpoint.checkpoint_wrapper";
 }
+
+// timm: `model.set_grad_checkpointing()` / `(True)` / `(enable=args.grad_checkpointing)`: the
+// enable argument (null when absent: the default is True).
+bool is_set_grad_checkpointing(const CallInfo& call) { return call.method == "set_grad_checkpointing"; }
 
 // `checkpoint(block, x) if self.grad_ckpt else block(x)`: the condition guarding `node`, when it is
 // the value taken when the condition holds.
@@ -75,13 +86,28 @@ class RulePFL501 final : public Rule {
   std::vector<std::string_view> kinds() const override { return {"call"}; }
   bool wants(const CallInfo& call) const override {
     return is_checkpoint_function(call.qualname) || call.method == "gradient_checkpointing_enable" ||
-           call.keyword("gradient_checkpointing");
+           is_set_grad_checkpointing(call) || call.keyword("gradient_checkpointing");
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
-    if (is_checkpoint_function(call->qualname) || call->method == "gradient_checkpointing_enable") {
+    std::optional<Note> enable_note;
+    if (is_set_grad_checkpointing(*call)) {
+      if (call->star_args || call->unresolved_kwargs) return;
+      TSNode enable = call->arg("enable", 0);
+      if (!ts_node_is_null(enable)) {
+        const Value v = model.evaluate(enable);
+        if (v.truthy() != true) {
+          if (v.known()) return;  // set_grad_checkpointing(False), or a flag that defaults off
+          enable_note = out.note(enable, "only when `" + std::string(model.text(enable)) + "` is true");
+        } else if (auto n = origin_note(out, "enable", v)) {
+          enable_note = n;
+        }
+      }
+    }
+    if (is_checkpoint_function(call->qualname) || call->method == "gradient_checkpointing_enable" ||
+        is_set_grad_checkpointing(*call)) {
       // Under `if args.grad_ckpt:` the user decides at run time: silent when that defaults off.
       TSNode cond{};
       std::optional<Note> cond_note;
@@ -96,6 +122,7 @@ class RulePFL501 final : public Rule {
       }
       Finding& f = out.report(node, std::string(kMessage), std::string(kHint));
       if (cond_note) f.notes.push_back(*cond_note);
+      if (enable_note) f.notes.push_back(*enable_note);
       f.fix = remove_checkpointing(model, *call);
       return;
     }

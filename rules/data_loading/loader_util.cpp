@@ -341,12 +341,27 @@ bool made_on_gpu(const Model& model, TSNode n) {
   };
   if (on_gpu_call(n)) return true;
   if (!ts::is(n, "identifier") && !ts::is(n, "attribute")) return false;
-  for (TSNode v : model.assigned_values(model.text(n)))
+  for (TSNode v : values_assigned_to(model, model.text(n)))
     if (on_gpu_call(v)) return true;
   return false;
 }
 
 }  // namespace
+
+// `x.shape[0]`, `x.size(0)`, `len(x)`, a number, or a name assigned one of those: a size.
+bool is_size_expression(const Model& model, TSNode n, int depth = 0) {
+  n = strip_parens(n);
+  if (ts_node_is_null(n) || depth > 2) return false;
+  if (ts::is(n, "integer")) return true;
+  const std::string_view t = model.text(n);
+  if (t.find(".shape") != std::string_view::npos || t.find(".size(") != std::string_view::npos ||
+      t.starts_with("len(") || t.find("size") != std::string_view::npos)
+    return true;
+  if (ts::is(n, "identifier"))
+    for (TSNode v : model.assigned_values(t))
+      if (is_size_expression(model, v, depth + 1)) return true;
+  return false;
+}
 
 bool may_be_legacy_copy(const CallInfo& call) {
   return call.method == "type" || call.method == "copy_" || cuda_tensor_type_name(call.qualname) ||
@@ -375,6 +390,8 @@ std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node) {
     read_non_blocking(1);
   } else {
     if (!is_cuda_tensor_type(model, call->function) || call->positional.size() != 1) return std::nullopt;
+    // `LongTensor(batch_size)` with `batch_size = imgs.shape[0]`: a size, allocated on the GPU.
+    if (is_size_expression(model, call->positional.front())) return std::nullopt;
     c.batch = batch_of(model, call->positional.front());
   }
   if (null(c.batch)) return std::nullopt;

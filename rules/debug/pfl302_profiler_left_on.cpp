@@ -106,6 +106,19 @@ class RulePFL302 final : public Rule {
     if (!ts_node_is_null(made) && !ts::same(made, a->value)) f.notes.push_back(out.note(made, "the profiler is made here"));
   }
 
+  // accelerate: `with accelerator.profile() as prof:` on an `Accelerator(...)` instance: the
+  // PyTorch profiler, configured by a ProfileKwargs handler (no schedule unless it sets one).
+  static bool is_accelerate_profile(const Model& model, const CallInfo& c) {
+    if (c.method != "profile" || !c.qualname.empty() || ts_node_is_null(c.receiver)) return false;
+    if (!ts::is(c.receiver, "identifier") && !ts::is(c.receiver, "attribute")) return false;
+    for (TSNode v : values_assigned_to(model, model.text(c.receiver))) {
+      const CallInfo* made = ts::is(v, "call") ? model.call(v) : nullptr;
+      if (made && (made->qualname == "accelerate.Accelerator" || made->qualname == "accelerate.accelerator.Accelerator"))
+        return true;
+    }
+    return false;
+  }
+
   static void check_with(TSNode with, const Model& model, Emitter& out) {
     TSNode profiler{};
     // `with_clause` holds the `with_item`s; each item's value may be `call as name`.
@@ -113,7 +126,7 @@ class RulePFL302 final : public Rule {
       if (!ts_node_is_null(profiler) || ts::is(n, "block")) return false;
       if (!ts::is(n, "call")) return true;
       const CallInfo* c = model.call(n);
-      if (c && is_profiler(c->qualname)) profiler = n;
+      if (c && (is_profiler(c->qualname) || is_accelerate_profile(model, *c))) profiler = n;
       return false;
     });
     if (ts_node_is_null(profiler)) return;

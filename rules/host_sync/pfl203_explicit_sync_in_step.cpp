@@ -6,6 +6,7 @@
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/common.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
@@ -28,7 +29,7 @@ std::string_view stream_or_event(const Model& model, const CallInfo& call) {
   TSNode r = call.receiver;
   if (ts::is(r, "call")) return kind(model.qualname(ts::field(r, "function")));
   if (!ts::is(r, "identifier") && !ts::is(r, "attribute")) return {};
-  for (TSNode v : model.assigned_values(model.text(r)))
+  for (TSNode v : values_assigned_to(model, model.text(r)))
     if (ts::is(v, "call"))
       if (auto k = kind(model.qualname(ts::field(v, "function"))); !k.empty()) return k;
   return {};

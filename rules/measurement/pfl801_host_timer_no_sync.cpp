@@ -98,6 +98,13 @@ bool may_launch(const Model& model, const CallInfo& c) {
                                                                  "torch.inference_mode", "torch.set_grad_enabled",
                                                                  "torch.manual_seed"};
   if (ts::is(c.function, "identifier") && one_of(model.text(c.function), builtins)) return false;
+  // Processes (`mp.spawn(..., join=True)` returns when the workers have exited) and collectives
+  // set-up are not queued GPU work of this process.
+  // Device management and queries (`torch.cuda.is_available()`, `max_memory_allocated()`) queue no
+  // kernels either.
+  for (std::string_view p : {"torch.multiprocessing.", "torch.distributed.", "torch.cuda.", "torch.backends.",
+                             "torch.utils."})
+    if (c.qualname.starts_with(p)) return false;
   if (!c.qualname.empty()) return c.qualname.starts_with("torch.") && !one_of(std::string_view(c.qualname), grad_modes);
   if (!c.method.empty() && one_of(c.method, cpu_methods)) return false;
   if (!ts_node_is_null(c.receiver) && rooted_in_other_library(model, c.receiver)) return false;
@@ -207,6 +214,24 @@ std::string_view start_name_via_end(const Model& model, TSNode timer) {
   return start;
 }
 
+// Whether the function holding `reading` yields between a binding of `start` and the reading, or
+// anywhere in a loop around the reading whose iterations the span crosses.
+bool span_yields(const Model& model, TSNode reading, std::string_view start) {
+  TSNode fn = model.enclosing(reading, "function_definition");
+  if (ts_node_is_null(fn)) return false;
+  bool yields = false;
+  ts::walk(ts::field(fn, "body"), [&](TSNode n) {
+    if (yields || ts::is(n, "function_definition") || ts::is(n, "class_definition")) return false;
+    if (ts::is(n, "yield")) yields = true;
+    return !yields;
+  });
+  if (!yields) return false;
+  // The clock must be started in this function (not a name from elsewhere).
+  for (TSNode v : model.assigned_values(start))
+    if (ts::same(model.enclosing(v, "function_definition"), fn)) return true;
+  return false;
+}
+
 class RulePFL801 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -224,6 +249,10 @@ class RulePFL801 final : public Rule {
     if (start.empty()) start = start_name_via_end(model, node);
     if (start.empty()) return;
     if (in_eval_code(model, node)) return;
+    // A generator that times its consumer (`for obj in iterable: ...; yield obj; ...
+    // iter_time.update(time.time() - end)`, the MetricLogger.log_every of many repositories): the
+    // span holds whatever the caller does per item, which this function cannot see.
+    if (span_yields(model, node, start)) return;
     // The latest `start = time.time()` before this reading, in the same function.
     const auto values = values_assigned_before(model, start, node);
     if (values.empty()) return;
