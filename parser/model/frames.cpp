@@ -1,0 +1,152 @@
+// Semantic model of one Python file, part: Frames: what runs a node per iteration or under a condition, interval guards, and the
+// context (function, frames) of any node.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+void Model::Impl::push_entering(TSNode parent, TSNode n, TSFieldId fid, std::vector<Frame>& out) const {
+  switch (sym(parent)) {
+    case Sym::For:
+    case Sym::While:
+      // Only the body runs per iteration (not the iterable, not the else).
+      if (fid ? fid == fields().body : ts::same(field(parent, "body"), n)) out.push_back({Frame::Kind::Loop, parent, {}});
+      break;
+    case Sym::If:
+      if (fid ? fid == fields().consequence : ts::same(field(parent, "consequence"), n))
+        out.push_back(condition_frame(parent));
+      else if (sym(n) == Sym::Elif || sym(n) == Sym::Else)
+        out.push_back({Frame::Kind::Condition, parent, {}});
+      break;
+    case Sym::Elif:
+      if (fid ? fid == fields().consequence : ts::same(field(parent, "consequence"), n))
+        out.push_back(condition_frame(parent));
+      break;
+    default:
+      break;
+  }
+}
+
+void Model::Impl::push_inside(Sym k, TSNode n, std::vector<Frame>& out) {
+  switch (k) {
+    case Sym::ConditionalExpression: out.push_back({Frame::Kind::Condition, n, {}}); break;
+    case Sym::Lambda: out.push_back({Frame::Kind::Lambda, n, {}}); break;
+    case Sym::Class: out.push_back({Frame::Kind::Class, n, {}}); break;
+    case Sym::Comprehension: out.push_back({Frame::Kind::Comprehension, n, {}}); break;
+    default: break;
+  }
+}
+
+Frame Model::Impl::condition_frame(TSNode if_or_elif) const {
+  return {Frame::Kind::Condition, if_or_elif, ts_node_child_by_field_id(if_or_elif, fields().condition)};
+}
+
+bool Model::Impl::guarded(const Frame& f) const {
+  if (f.kind == Frame::Kind::Guard) return true;
+  if (f.kind != Frame::Kind::Condition || null(f.condition)) return false;
+  auto it = guard_cache.find(key(f.node));
+  if (it == guard_cache.end()) {
+    // An interval guard (`if step % 100 == 0`), or a branch that ends the run (`raise`, exit).
+    const bool g = is_interval_guard(f.condition) ||
+                   ends_the_run(ts_node_child_by_field_id(f.node, fields().consequence));
+    it = guard_cache.emplace(key(f.node), g).first;
+  }
+  return it->second;
+}
+
+bool Model::Impl::ends_the_run(TSNode block) const {
+  if (null(block)) return false;
+  const uint32_t count = ts_node_named_child_count(block);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode st = ts_node_named_child(block, i);
+    const std::string_view k = kind(st);
+    if (k == "raise_statement" || k == "break_statement") return true;
+    if (k != "expression_statement") continue;
+    TSNode e = ts_node_named_child(st, 0);
+    if (!is(e, "call")) continue;
+    const std::string_view f = t(field(e, "function"));
+    if (f == "sys.exit" || f == "exit" || f == "quit" || f == "os._exit") return true;
+  }
+  return false;
+}
+
+Context Model::Impl::context_from_path(const std::vector<TSNode>& path, TSNode self) const {
+  Context ctx;
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (i > 0) push_entering(path[i - 1], path[i], 0, frames);
+    if (sym(path[i]) == Sym::Function) {
+      ctx.function = path[i];
+      frames.clear();
+    }
+    push_inside(sym(path[i]), path[i], frames);
+  }
+  if (!path.empty()) push_entering(path.back(), self, 0, frames);
+  ctx.frames = frame_arena.store(frames);
+  return ctx;
+}
+
+Context Model::Impl::context_by_climbing(TSNode n) const {
+  std::vector<TSNode> path;
+  for (TSNode p = ts_node_parent(n); !null(p); p = ts_node_parent(p)) path.push_back(p);
+  std::reverse(path.begin(), path.end());
+  return context_from_path(path, n);
+}
+
+bool Model::Impl::is_interval_guard(TSNode cond) const {
+  bool guard = false;
+  ts::walk(cond, [&](TSNode n) {
+    if (guard) return false;
+    const std::string_view k = kind(n);
+    if (k == "binary_operator") {
+      TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+      if (!null(op) && t(op) == "%") guard = true;
+    } else if (k == "comparison_operator") {
+      // `step == <int>` runs on one step only (but `rank == 0` runs on every step of rank 0).
+      bool eq = false, int_side = false, counter = false;
+      const uint32_t count = ts_node_child_count(n);
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_child(n, i);
+        if (!ts_node_is_named(c) && t(c) == "==") eq = true;
+        if (is(c, "integer")) int_side = true;
+        TSNode id = is(c, "attribute") ? field(c, "attribute") : c;
+        if (is(id, "identifier") && is_counter_name(t(id))) counter = true;
+      }
+      if (eq && int_side && counter) guard = true;
+    } else if (k == "call") {
+      const std::string q = qualname_of(field(n, "function"));
+      if (q == "time.time" || q == "time.perf_counter" || q == "time.monotonic") guard = true;
+    } else if (k == "identifier") {
+      const std::string_view name = t(n);
+      for (std::string_view w : {"log", "print", "verbose", "debug", "eval", "save", "checkpoint", "report"})
+        if (icontains(name, w)) guard = true;
+    }
+    return true;
+  });
+  return guard;
+}
+
+TSNode Model::Impl::function_containing(TSNode n) const {
+  const uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  auto it = std::upper_bound(functions.begin(), functions.end(), start,
+                             [](uint32_t s, const Function& f) { return s < ts_node_start_byte(f.node); });
+  while (it != functions.begin()) {
+    --it;
+    if (ts_node_end_byte(it->node) >= end && !ts::same(it->node, n)) return it->node;
+  }
+  return TSNode{};
+}
+
+Context Model::Impl::context_of(TSNode n) const {
+  if (const Context* c = call_context(n)) return *c;
+  const uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  auto it = std::upper_bound(calls.begin(), calls.end(), start,
+                             [](uint32_t s, const CallInfo& c) { return s < ts_node_start_byte(c.node); });
+  // Walk back over calls that start earlier; the first that also ends later contains `n`.
+  for (size_t steps = 0; it != calls.begin() && steps < 64; ++steps) {
+    --it;
+    if (ts_node_end_byte(it->node) >= end) return call_ctx[static_cast<size_t>(it - calls.begin())];
+  }
+  return context_by_climbing(n);
+}
+
+}  // namespace perflint

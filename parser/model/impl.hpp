@@ -1,0 +1,539 @@
+// Internal to parser/model/: the state of Model::Impl and the helpers its parts share. Each
+// part (walk, frames, names, calls, values, step, loaders, siblings) defines the members of its job;
+// model.cpp holds the public API. Include only from parser/model/*.cpp.
+#pragma once
+#include "parser/model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <filesystem>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <set>
+#include <span>
+#include <unordered_set>
+
+#include "parser/text_util.hpp"
+#include "parser/ts.hpp"
+
+namespace perflint {
+namespace model_detail {
+
+using ts::field;
+using ts::is;
+using ts::kind;
+
+struct NodeKey {
+  const void* id;
+  uint32_t start;
+  bool operator==(const NodeKey& o) const { return id == o.id && start == o.start; }
+};
+struct NodeKeyHash {
+  size_t operator()(const NodeKey& k) const {
+    return std::hash<const void*>()(k.id) ^ (std::hash<uint32_t>()(k.start) << 1);
+  }
+};
+inline NodeKey key(TSNode n) { return NodeKey{n.id, ts_node_start_byte(n)}; }
+inline bool null(TSNode n) { return ts_node_is_null(n); }
+
+// Ancestor frames of a node inside its function (outermost first).
+struct Frame {
+  enum class Kind { Loop, Guard, Condition, Function, Lambda, Comprehension, Class } kind;
+  TSNode node{};       // the loop / if / function
+  TSNode condition{};  // Guard/Condition: the condition expression
+};
+
+inline bool same_frame(const Frame& a, const Frame& b) {
+  return a.kind == b.kind && std::memcmp(&a.node, &b.node, sizeof(TSNode)) == 0 &&
+         std::memcmp(&a.condition, &b.condition, sizeof(TSNode)) == 0;
+}
+
+// Storage for the frames of contexts: nothing moves once stored, so contexts are cheap views that
+// can share their frames (every call in a loop body has the same ones).
+class FrameArena {
+ public:
+  std::span<const Frame> store(std::span<const Frame> frames) {
+    if (frames.empty()) return {};
+    if (blocks_.empty() || used_ + frames.size() > capacity_) {
+      // Blocks double (a small file needs a few dozen frames), and a block always fits the request.
+      capacity_ = std::max(frames.size(), std::min<size_t>(capacity_ ? 2 * capacity_ : 64, 4096));
+      blocks_.push_back(std::make_unique<Frame[]>(capacity_));
+      used_ = 0;
+    }
+    Frame* out = blocks_.back().get() + used_;
+    std::copy(frames.begin(), frames.end(), out);
+    used_ += frames.size();
+    return {out, frames.size()};
+  }
+
+ private:
+  std::vector<std::unique_ptr<Frame[]>> blocks_;
+  size_t used_ = 0, capacity_ = 0;
+};
+
+struct Context {
+  TSNode function{};               // innermost function_definition (null at module level)
+  std::span<const Frame> frames;   // within that function, outermost first (in the model's arena)
+};
+
+
+// "engine.train_one_epoch" -> ("engine", "train_one_epoch"); nullopt unless exactly one dot (a
+// function of a sibling module, the only cross-file shape we follow).
+inline std::optional<std::pair<std::string_view, std::string_view>> module_function(std::string_view q) {
+  const size_t dot = q.find('.');
+  if (dot == std::string_view::npos || q.find('.', dot + 1) != std::string_view::npos) return std::nullopt;
+  return std::make_pair(q.substr(0, dot), q.substr(dot + 1));
+}
+
+inline bool is_ascii_name_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// `self.model.forward`: ASCII names joined by single dots, at least two.
+inline bool is_plain_dotted(std::string_view s) {
+  if (s.empty() || s.front() == '.' || s.back() == '.' || s.find('.') == std::string_view::npos) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i] == '.' ? s[i + 1] == '.' : !is_ascii_name_byte(s[i])) return false;
+  return true;
+}
+
+// `.nn.functional.relu` for depth 3: `depth` times a dot followed by an ASCII name.
+inline bool is_dotted_tail(std::string_view s, size_t depth) {
+  size_t dots = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '.') {
+      if (!is_ascii_name_byte(s[i])) return false;
+    } else if (++dots > depth || i + 1 == s.size() || s[i + 1] == '.') {
+      return false;
+    }
+  }
+  return dots == depth && (s.empty() || s.front() == '.');
+}
+
+// Names that count steps: `i`, `step`, `global_step`, `batch_idx`, `it`, `epoch`.
+inline bool is_counter_name(std::string_view n) {
+  if (n == "i" || n == "j" || n == "it" || n == "n" || n == "k") return true;
+  for (std::string_view w : {"step", "iter", "idx", "batch", "epoch", "count"})
+    if (icontains(n, w)) return true;
+  return false;
+}
+
+// The root identifier of `a.b[0].c(1)`: `a`. Null when the expression is not rooted in a name.
+inline TSNode root_identifier(TSNode n) {
+  for (int guard = 0; guard < 256 && !null(n); ++guard) {
+    const std::string_view k = kind(n);
+    if (k == "identifier") return n;
+    if (k == "attribute") n = field(n, "object");
+    else if (k == "subscript") n = field(n, "value");
+    else if (k == "call") {
+      TSNode f = field(n, "function");
+      if (!is(f, "attribute")) return TSNode{};
+      n = field(f, "object");
+    } else if (k == "parenthesized_expression") n = ts_node_named_child(n, 0);
+    else return TSNode{};
+  }
+  return TSNode{};
+}
+
+// Identifiers bound by a for-loop target or assignment target pattern.
+inline void bound_names(TSNode target, std::string_view src, std::vector<std::string_view>& out, int depth = 0) {
+  if (null(target) || depth > 32) return;  // nested unpacking deeper than that binds nothing we track
+  const std::string_view k = kind(target);
+  if (k == "identifier") {
+    out.push_back(ts::text(target, src));
+    return;
+  }
+  if (k == "pattern_list" || k == "tuple_pattern" || k == "list_pattern" || k == "tuple" || k == "list" ||
+      k == "expression_list" || k == "parenthesized_expression" || k == "list_splat_pattern")
+    for (TSNode c : ts::named_children(target)) bound_names(c, src, out, depth + 1);
+}
+
+// A name in a scope (the function's start byte, or UINT32_MAX for the module); the view points
+// into the source text, which outlives the model.
+struct ScopeName {
+  uint32_t scope;
+  std::string_view name;
+  bool operator==(const ScopeName& o) const { return scope == o.scope && name == o.name; }
+};
+struct ScopeNameHash {
+  size_t operator()(const ScopeName& k) const { return std::hash<std::string_view>()(k.name) * 31 + k.scope; }
+};
+
+// Node kinds the model dispatches on, by grammar symbol (compared as integers, not strings).
+enum class Sym : uint8_t {
+  Other, Call, For, While, If, Elif, Else, ConditionalExpression, Lambda, Class, Comprehension, Function,
+  Assignment, AugmentedAssignment, Import, ImportFrom, With, String, StringContent,
+  // Parts of a call, filled in as the walk passes them (no field look-ups per call).
+  Attribute, ArgumentList, KeywordArgument, DictionarySplat, ListSplat, Comment, Return
+};
+
+inline const std::vector<Sym>& sym_table() {
+  static const std::vector<Sym> table = [] {
+    const TSLanguage* lang = ts::python_language();
+    const uint32_t count = ts_language_symbol_count(lang);
+    std::vector<Sym> t(count, Sym::Other);
+    const std::pair<std::string_view, Sym> names[] = {
+        {"call", Sym::Call}, {"for_statement", Sym::For}, {"while_statement", Sym::While},
+        {"if_statement", Sym::If}, {"elif_clause", Sym::Elif}, {"else_clause", Sym::Else},
+        {"conditional_expression", Sym::ConditionalExpression}, {"lambda", Sym::Lambda},
+        {"class_definition", Sym::Class}, {"list_comprehension", Sym::Comprehension},
+        {"generator_expression", Sym::Comprehension}, {"set_comprehension", Sym::Comprehension},
+        {"dictionary_comprehension", Sym::Comprehension}, {"function_definition", Sym::Function},
+        {"assignment", Sym::Assignment}, {"augmented_assignment", Sym::AugmentedAssignment},
+        {"import_statement", Sym::Import}, {"import_from_statement", Sym::ImportFrom},
+        {"with_statement", Sym::With}, {"string", Sym::String}, {"string_content", Sym::StringContent}, {"attribute", Sym::Attribute},
+        {"argument_list", Sym::ArgumentList}, {"keyword_argument", Sym::KeywordArgument},
+        {"dictionary_splat", Sym::DictionarySplat}, {"list_splat", Sym::ListSplat}, {"comment", Sym::Comment}, {"return_statement", Sym::Return}};
+    for (uint32_t i = 0; i < count; ++i) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
+      const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      for (const auto& [n, k] : names)
+        if (n == name) t[i] = k;
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Node kinds whose children the walk may pass over: expressions, and statements made only of
+// expressions (no statement below them). Below such a node the model records only calls, comments
+// and CUDA strings, which a scan of the node's text rules out (see build()).
+inline const std::vector<bool>& quiet_kinds() {
+  static const std::vector<bool> table = [] {
+    const TSLanguage* lang = ts::python_language();
+    std::vector<bool> t(ts_language_symbol_count(lang));
+    constexpr std::string_view names[] = {
+        // expressions
+        "attribute", "subscript", "slice", "binary_operator", "comparison_operator", "boolean_operator",
+        "not_operator", "unary_operator", "conditional_expression", "named_expression", "await", "lambda",
+        "lambda_parameters", "tuple", "list", "set", "dictionary", "pair", "list_comprehension",
+        "set_comprehension", "dictionary_comprehension", "for_in_clause", "if_clause", "expression_list",
+        "pattern_list", "tuple_pattern", "list_pattern", "list_splat", "dictionary_splat", "list_splat_pattern",
+        "dictionary_splat_pattern", "as_pattern", "keyword_argument", "string", "concatenated_string",
+        "interpolation", "typed_parameter", "default_parameter", "typed_default_parameter", "type",
+        "generic_type", "union_type", "member_type", "type_parameter", "dotted_name", "aliased_import",
+        "relative_import", "decorator", "string_content", "parameters", "parenthesized_expression",
+        "generator_expression",
+        // statements of expressions (the model reads the children of imports itself)
+        "import_statement", "import_from_statement", "return_statement", "raise_statement",
+        "assert_statement", "del_statement", "global_statement", "nonlocal_statement"};
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeRegular) continue;
+      const std::string_view name = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      t[i] = std::find(std::begin(names), std::end(names), name) != std::end(names);
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Kinds a caller may ask nodes_of_kind for while the walk passes over quiet expressions: statements,
+// and nodes whose text cannot be in a quiet expression (calls need "(", comments "#").
+inline bool kind_outside_quiet_expressions(std::string_view kind) {
+  constexpr std::string_view kinds[] = {
+      "module", "call", "comment", "decorator", "decorated_definition", "function_definition",
+      "class_definition", "assignment", "augmented_assignment", "expression_statement", "with_statement",
+      "for_statement", "while_statement", "if_statement", "try_statement", "return_statement",
+      "import_statement", "import_from_statement", "block"};
+  return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds);
+}
+
+// Whether ranges of a text hold a match of a pattern, for ranges whose starts only grow (a pre-order
+// walk's nodes): the text is searched once, front to back. `find(from)` gives the first match at or
+// after `from` (npos or the text's size when there is none).
+template <class Find>
+class ForwardSearch {
+ public:
+  explicit ForwardSearch(Find find) : find_(std::move(find)) {}
+  bool any(size_t start, size_t end) {
+    if (!searched_ || start < from_ || start > found_) {
+      searched_ = true;
+      from_ = start;
+      found_ = find_(start);
+    }
+    return found_ < end;
+  }
+
+ private:
+  Find find_;
+  bool searched_ = false;
+  size_t from_ = 0, found_ = 0;  // found_: the first match at or after from_
+};
+
+inline Sym sym(TSNode n) {
+  if (null(n)) return Sym::Other;
+  const TSSymbol s = ts_node_symbol(n);
+  const auto& t = sym_table();
+  return s < t.size() ? t[s] : Sym::Other;
+}
+
+struct FieldIds {
+  TSFieldId body, consequence, condition, function, arguments, object, attribute;
+};
+inline const FieldIds& fields() {
+  static const FieldIds f = [] {
+    const TSLanguage* lang = ts::python_language();
+    return FieldIds{ts_language_field_id_for_name(lang, "body", 4),
+                    ts_language_field_id_for_name(lang, "consequence", 11),
+                    ts_language_field_id_for_name(lang, "condition", 9),
+                    ts_language_field_id_for_name(lang, "function", 8),
+                    ts_language_field_id_for_name(lang, "arguments", 9),
+                    ts_language_field_id_for_name(lang, "object", 6),
+                    ts_language_field_id_for_name(lang, "attribute", 9)};
+  }();
+  return f;
+}
+
+}  // namespace model_detail
+
+// Only the parts of the model include this header.
+using namespace model_detail;
+
+struct Model::Impl {
+  const SourceFile& src;
+  std::string_view text;
+  // Nodes kept for the engine's dispatch: symbol -> slot -> nodes in document order.
+  std::vector<int> kind_slot;
+  std::vector<std::vector<TSNode>> by_kind_lists;
+  std::vector<std::string> by_kind_names;  // the wanted kinds, by slot (a handful: scanned)
+
+  // imports
+  std::unordered_map<std::string_view, std::string> aliases;  // local name (in the source text) -> qualified
+  std::vector<std::string> imported_modules;
+  TSNode last_import{};
+  std::vector<std::pair<std::string, TSNode>> import_nodes;  // qualified module -> statement
+
+  // calls
+  std::vector<CallInfo> calls;
+  mutable size_t call_hint = 0;  // last call found (a model is used by one thread)
+  std::vector<Context> call_ctx;
+
+  // assignments: (scope, name) -> right-hand sides; names rebound in ways we cannot follow
+  struct Assign {
+    TSNode target, value, statement;
+    Context ctx;
+  };
+  std::vector<Assign> all_assigns;
+  // Names rebound in ways we cannot follow (params, for targets, aug-assigned, unpacked), in walk order.
+  std::vector<ScopeName> opaque_names;
+  // Both indexed by (scope, name) on the first look-up: most files never evaluate a name.
+  struct Bindings {
+    std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
+    std::unordered_set<ScopeName, ScopeNameHash> opaque;
+  };
+  mutable std::optional<Bindings> bindings_;
+  const Bindings& bindings() const;
+
+  // functions by simple name (module functions and methods alike)
+  struct Function {
+    TSNode node;
+    std::string name;
+    std::vector<std::string> params;  // positional order, self included
+    bool marker_outside_loop = false;
+    bool has_step_loop = false;
+    bool step_fn = false;
+  };
+  std::vector<Function> functions;
+  std::unordered_map<std::string_view, std::vector<size_t>> functions_by_name;  // views into the source
+  std::unordered_map<NodeKey, size_t, NodeKeyHash> fn_index;
+  std::vector<std::vector<size_t>> call_callees;  // per call: same-file functions it may call
+  std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
+
+  // loops
+  struct Loop {
+    TSNode node;
+    Context ctx;               // frames outside the loop (the loop itself not included)
+    bool direct_step = false;  // contains a marker or a call to a step function
+    bool step = false;         // innermost such loop
+    bool repeated = false;
+    std::vector<std::string_view> batch_names;  // views into the source
+    int loader = -1;
+  };
+  std::vector<Loop> loops;
+  std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
+  std::vector<TSNode> step_loop_nodes;
+
+  // argparse
+  std::vector<ArgOption> options;
+  std::vector<std::pair<TSNode, TSNode>> returns;  // (function, return statement), lambdas excluded
+  // Names that hold parsed arguments: bound from `.parse_args()` / `.parse_known_args()`, plus the
+  // conventional parameter names a main(args) receives them under.
+  std::vector<std::string_view> args_names = {"args", "opt", "opts", "hparams", "flags"};
+
+  // data loaders
+  std::vector<DataLoaderInfo> loaders;
+
+  // cuda
+  TSNode cuda_node{};
+
+  std::vector<TSNode> strings;
+  mutable FrameArena frame_arena;  // the frames of every Context handed out
+  mutable std::vector<std::pair<void (*)(), std::shared_ptr<const void>>> derived;  // Model::derived
+  std::deque<Guard> guards;  // stable storage for StepContext::guard (deque: no reallocation)
+
+  explicit Impl(const SourceFile& s) : src(s), text(s.text()) {}
+
+  ProjectContext* project = nullptr;
+  const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
+
+  std::string_view t(TSNode n) const { return ts::text(n, text); }
+
+  static ScopeName scope_key(TSNode function, std::string_view name) {
+    return ScopeName{null(function) ? UINT32_MAX : ts_node_start_byte(function), name};
+  }
+
+  // ---- frames: what runs a node per iteration / under a condition ----------------------------
+  // Frames `n` enters by being this child of `parent` (a loop body, an if's branch). `fid` is the
+  // field of `n` in `parent` when the caller knows it (the walk's cursor), 0 otherwise.
+  void push_entering(TSNode parent, TSNode n, TSFieldId fid, std::vector<Frame>& out) const;
+
+  // Frames `n` (of kind `k`) creates for its descendants.
+  static void push_inside(Sym k, TSNode n, std::vector<Frame>& out);
+
+  // Whether a condition is an interval guard is decided on first use (guarded()), not here: most
+  // files never ask (no training step), and the check walks the condition.
+  Frame condition_frame(TSNode if_or_elif) const;
+
+  mutable std::unordered_map<NodeKey, bool, NodeKeyHash> guard_cache;
+  bool guarded(const Frame& f) const;
+
+  // A branch that stops the loop or the program (`if not math.isfinite(loss.item()): print(...);
+  // sys.exit(1)`, `raise`, `break`) runs at most once, not every step. Only the block's own
+  // statements are looked at (no descent), so this stays O(statements) per `if`.
+  bool ends_the_run(TSNode block) const;
+
+  // The context of `self` from its ancestors (root first). Same result as the walk's frames.
+  Context context_from_path(const std::vector<TSNode>& path, TSNode self) const;
+
+  Context context_by_climbing(TSNode n) const;
+
+  // `if step % 100 == 0`, `if (i + 1) % log_every == 0 and rank == 0`, `if i == 0`,
+  // `if time.time() - last > 10`, `if should_log:`: code under it does not run every step.
+  bool is_interval_guard(TSNode cond) const;
+
+  // ---- names ----------------------------------------------------------------------------------
+  // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
+  std::string qualname_of(TSNode n) const;
+
+  void record_import(TSNode stmt, TSNode parent);
+
+  // ---- calls ----------------------------------------------------------------------------------
+  // The walk fills the callee, receiver, method and arguments as it passes them.
+  void record_call(TSNode n, Context ctx);
+
+  // After the walk: qualified names (imports are all known by then) and the CUDA evidence.
+  void finish_calls();
+
+  // 'cuda', "cuda:0", f"cuda:{rank}": the string's content is or starts with a CUDA device.
+  static bool is_cuda_literal(std::string_view lit);
+
+  // A string whose content is or starts with a CUDA device is CUDA evidence (the first one counts).
+  void note_cuda_string(TSNode string);
+
+  static bool needs_context(Sym k);
+
+  // Entries of a dict-valued name or expression, as (key, value, site) triples. False when unknown.
+  bool dict_entries(TSNode expr, TSNode function, std::vector<Argument>& out, int depth) const;
+
+  void resolve_kwargs();
+
+  // ---- values ---------------------------------------------------------------------------------
+  Value eval(TSNode n, TSNode function, int depth) const;
+
+  // Calls are recorded in pre-order, so their start bytes never decrease: binary search, then the
+  // few calls starting at the same byte (`a.b().c()` and `a.b()`).
+  size_t find_call(TSNode n) const;
+
+  // The innermost function whose body holds `n` (functions are in pre-order), or null.
+  TSNode function_containing(TSNode n) const;
+
+  // The context of any node: its own when it is a call, else that of the innermost call around it
+  // (a receiver or an argument runs where its call runs), else by climbing the parents.
+  Context context_of(TSNode n) const;
+
+  // The step loop whose batch `expr` is (rooted in one of its batch names), or -1.
+  int batch_loop(TSNode expr) const;
+
+  const CallInfo* call_info(TSNode n) const;
+  const Context* call_context(TSNode n) const;
+
+  const ArgOption* find_option(std::string_view dest) const;
+
+  void collect_argparse();
+
+  // ---- training step --------------------------------------------------------------------------
+  bool optimizer_like(TSNode recv) const;
+
+  bool is_marker(const CallInfo& c) const;
+
+  // Same-file function called by `c` (`f(...)`, `self.f(...)`), or -1 (first of that name).
+  std::vector<size_t> callees(const CallInfo& c) const;
+
+  size_t function_index(TSNode fn) const;
+
+  // Call graph inside the file, computed once after the walk.
+  void link_calls();
+
+  static bool frames_have_loop(const Context& ctx);
+
+  void find_steps();
+
+  // The loop (by index) a node belongs to as "step": innermost step loop in its frames, or, inside
+  // a step function, the step loop of an unguarded call site.
+  struct StepWhere {
+    int loop = -1;
+    const Frame* guard = nullptr;
+  };
+
+  StepWhere step_where(const Context& ctx, int depth = 0) const;
+
+  // ---- data loaders ---------------------------------------------------------------------------
+  // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.
+  TSNode iterable_base(TSNode e, bool* enumerated) const;
+
+  // Calls into a sibling module's function that holds a training-step loop (engine.train_one_epoch)
+  // are this file's training steps (they join step_loop_nodes), and a loader passed where that
+  // loop iterates feeds it.
+
+  void link_siblings();
+
+  static constexpr int kNotReturned = -2;
+
+  // Where `fn` returns the local `name`: -1 alone (`return name`), i for the i-th item of a
+  // returned tuple, kNotReturned when it does not.
+  int returned_index(TSNode fn, std::string_view name) const;
+
+  // The name the caller binds to `fn(...)`'s result (`x = fn()`; index i of `a, b = fn()`), or "".
+  std::string bound_to_result(TSNode fn, int index) const;
+
+  bool imports_module(std::string_view module) const;
+
+  // `fn` is the Lightning hook `hook` (`def train_dataloader(self)`): a method of a class deriving
+  // from LightningModule / LightningDataModule, or of any class in a file that imports Lightning.
+  bool lightning_hook(TSNode fn, std::string_view hook) const;
+
+  static bool loader_named(const DataLoaderInfo& d, std::string_view name);
+
+  // accelerate: `model, opt, dl = accelerator.prepare(model, opt, loader)` (or
+  // `dl = accelerator.prepare_data_loader(loader)`) binds the prepared loader to a new name.
+  void link_prepared_loaders();
+
+  void collect_loaders();
+
+  // ---- the walk -------------------------------------------------------------------------------
+  // Pre-order over every node with a TSTreeCursor (no recursion). Frames are kept incrementally:
+  // each level remembers how many frames existed before it, and leaving it restores that.
+  void build(TSNode root, const std::vector<std::string>& wanted);
+
+  // An argument `n` (of kind `k`) of call `c`, in the order written; `list` is the argument list.
+  void add_argument(CallInfo& c, TSNode n, Sym k, TSNode list);
+
+  // Out of line: inlined into the walk, its locals would make every node's visit pay for the few
+  // that record something.
+  [[gnu::noinline]] void visit(TSNode n, Sym k, TSNode parent, Context ctx);
+};
+
+}  // namespace perflint

@@ -1,0 +1,277 @@
+// Semantic model of one Python file, part: Data loaders: DataLoader constructions, the loops they feed (directly, through returns,
+// accelerate.prepare, Lightning hooks).
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+TSNode Model::Impl::iterable_base(TSNode e, bool* enumerated) const {
+  for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
+    TSNode fn = field(e, "function");
+    const std::string_view name = last_component(t(fn));
+    if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "zip" && name != "islice" &&
+        name != "track" && name != "progress_bar" && name != "ProgressBar")
+      break;
+    if (name == "enumerate" && enumerated) *enumerated = true;
+    TSNode args = field(e, "arguments");
+    if (null(args) || ts_node_named_child_count(args) == 0) break;
+    e = ts_node_named_child(args, 0);
+  }
+  return e;
+}
+
+int Model::Impl::returned_index(TSNode fn, std::string_view name) const {
+  for (const auto& [f, ret] : returns) {
+    if (!ts::same(f, fn)) continue;
+    TSNode v = ts_node_named_child(ret, 0);
+    if (is(v, "identifier") && t(v) == name) return -1;
+    if (is(v, "expression_list") || is(v, "tuple")) {
+      auto items = ts::named_children(v);
+      for (size_t k = 0; k < items.size(); ++k)
+        if (is(items[k], "identifier") && t(items[k]) == name) return static_cast<int>(k);
+    }
+  }
+  return kNotReturned;
+}
+
+std::string Model::Impl::bound_to_result(TSNode fn, int index) const {
+  const std::string_view fname = t(field(fn, "name"));
+  for (const auto& a : all_assigns) {
+    if (!is(a.value, "call") || last_component(t(field(a.value, "function"))) != fname) continue;
+    if (index < 0 && is(a.target, "identifier")) return std::string(t(a.target));
+    if (index >= 0 && (is(a.target, "pattern_list") || is(a.target, "tuple_pattern"))) {
+      auto names = ts::named_children(a.target);
+      if (static_cast<size_t>(index) < names.size() && is(names[index], "identifier"))
+        return std::string(t(names[index]));
+    }
+  }
+  return {};
+}
+
+bool Model::Impl::lightning_hook(TSNode fn, std::string_view hook) const {
+  if (null(fn) || t(field(fn, "name")) != hook) return false;
+  TSNode p = ts_node_parent(fn);
+  if (is(p, "decorated_definition")) p = ts_node_parent(p);
+  if (!is(p, "block")) return false;
+  TSNode cls = ts_node_parent(p);
+  if (!is(cls, "class_definition")) return false;
+  TSNode supers = field(cls, "superclasses");
+  if (!null(supers))
+    for (TSNode s : ts::named_children(supers)) {
+      const std::string_view last = last_component(t(s));
+      if (last == "LightningModule" || last == "LightningDataModule") return true;
+    }
+  return imports_module("lightning") || imports_module("pytorch_lightning");
+}
+
+bool Model::Impl::loader_named(const DataLoaderInfo& d, std::string_view name) {
+  if (name.empty()) return false;
+  if (!d.variable.empty() && d.variable == name) return true;
+  return std::find(d.aliases.begin(), d.aliases.end(), name) != d.aliases.end();
+}
+
+void Model::Impl::link_prepared_loaders() {
+  if (loaders.empty()) return;
+  for (const auto& a : all_assigns) {
+    if (!is(a.value, "call")) continue;
+    const CallInfo* c = call_info(a.value);
+    if (!c || c->star_args || (c->method != "prepare" && c->method != "prepare_data_loader")) continue;
+    if (!icontains(t(c->receiver), "accelerat") && !imports_module("accelerate")) continue;
+    std::vector<TSNode> targets;
+    if (is(a.target, "identifier")) targets.push_back(a.target);
+    else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) targets = ts::named_children(a.target);
+    if (targets.size() != c->positional.size()) continue;
+    for (size_t k = 0; k < targets.size(); ++k) {
+      if (!is(targets[k], "identifier")) continue;
+      const std::string_view from = t(c->positional[k]);
+      const std::string_view to = t(targets[k]);
+      for (auto& d : loaders)
+        if (loader_named(d, from) && !loader_named(d, to)) d.aliases.emplace_back(to);
+    }
+  }
+}
+
+void Model::Impl::collect_loaders() {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& c = calls[i];
+    const std::string_view q = c.qualname;
+    if (q != "torch.utils.data.DataLoader" && q != "torch.utils.data.dataloader.DataLoader")
+      continue;
+    DataLoaderInfo d;
+    d.call = &c;
+    TSNode parent = ts_node_parent(c.node);
+    TSNode fn = call_ctx[i].function;
+    int returned_at = kNotReturned;  // where the enclosing function returns it, if it does
+    if (is(parent, "assignment") && ts::same(field(parent, "right"), c.node)) {
+      d.variable = std::string(t(field(parent, "left")));
+      // Built in a function that returns it (alone or in a tuple): the caller's name for it.
+      if (is(field(parent, "left"), "identifier") && !null(fn)) {
+        const int index = returned_index(fn, t(field(parent, "left")));
+        returned_at = index;
+        if (index != kNotReturned) {
+          std::string caller_name = bound_to_result(fn, index);
+          // `train, val, _ = get_loaders()`: a discarded loader keeps its local name (`test_loader`),
+          // which says what it is for; it is never iterated, so it must not be assumed to feed the step.
+          if (!caller_name.empty() && caller_name != "_") d.variable = std::move(caller_name);
+          else if (caller_name == "_") d.discarded = true;
+        }
+      }
+    } else if (!null(fn) && is(parent, "return_statement")) {
+      d.variable = bound_to_result(fn, -1);  // `return DataLoader(...)`
+      returned_at = -1;
+    } else if (!null(fn) && is(parent, "expression_list") && is(ts_node_parent(parent), "return_statement")) {
+      // `return DataLoader(...), DataLoader(...)`
+      int index = 0;
+      for (TSNode e : ts::named_children(parent)) {
+        if (ts::same(e, c.node)) break;
+        ++index;
+      }
+      d.variable = bound_to_result(fn, index);
+      returned_at = index;
+    }
+    // Lightning calls `train_dataloader()` and runs the training step over what it returns, once
+    // per epoch: the loader feeds the step with no loop in the file to show it.
+    if (lightning_hook(fn, "train_dataloader")) {
+      bool returned = is(parent, "return_statement");
+      if (!returned && is(parent, "assignment") && ts::same(field(parent, "right"), c.node) &&
+          is(field(parent, "left"), "identifier"))
+        returned = returned_index(fn, t(field(parent, "left"))) == -1;
+      if (returned) {
+        d.feeds_step = true;
+        d.repeated = true;
+        d.step_loop = field(fn, "name");
+        d.framework_reason = "Lightning runs the training step over the loader train_dataloader() returns, and "
+                             "iterates train_dataloader() once per epoch";
+      }
+    }
+    // Built and returned here, iterated by the training loop of a sibling script that imports
+    // this module (`loader = data.build_loader(args)` in main.py).
+    if (project && !d.feeds_step && !null(fn) && returned_at != kNotReturned) {
+      const std::string_view fname = t(field(fn, "name"));
+      const SteppedResult* r = nullptr;
+      if (const ModuleSummary* imp = project->step_importer(src.path(), fname, returned_at, &r); imp && r) {
+        d.feeds_step = true;
+        d.repeated = r->repeated;
+        d.step_loop = field(fn, "name");
+        // The importer's CUDA use is this loader's too (pinned memory, copies).
+        if (imp->uses_cuda && null(cuda_node) && !importer) importer = imp;
+        d.framework_reason = std::filesystem::path(imp->path).filename().string() + " iterates what " +
+                             std::string(fname) + "() returns in its training loop (line " +
+                             std::to_string(r->line) + ")";
+      }
+    }
+    loaders.push_back(std::move(d));
+  }
+  link_prepared_loaders();
+  // Link loops to loaders, and give step loops their batch names (batch_loop() reads no other
+  // loop's): a loop that is not a step in a file without loaders needs neither.
+  for (size_t li = 0; li < loops.size(); ++li) {
+    Loop& l = loops[li];
+    if ((loaders.empty() && !l.step) || !is(l.node, "for_statement")) continue;
+    bool enumerated = false;
+    TSNode base = iterable_base(field(l.node, "right"), &enumerated);
+    std::string base_text(t(base));
+    int found = -1;
+    for (size_t d = 0; d < loaders.size() && found < 0; ++d)
+      if (loader_named(loaders[d], base_text)) found = static_cast<int>(d);
+    // A parameter of the enclosing function: follow its call sites one level.
+    if (found < 0 && is(base, "identifier") && !null(l.ctx.function)) {
+      const size_t fi = function_index(l.ctx.function);
+      if (fi != SIZE_MAX) {
+        const auto& params = functions[fi].params;
+        auto pit = std::find(params.begin(), params.end(), base_text);
+        if (pit != params.end()) {
+          size_t index = static_cast<size_t>(pit - params.begin());
+          for (size_t ci : callers[fi]) {
+            if (found >= 0) break;
+            const CallInfo& c = calls[ci];
+            size_t pos_index = index;
+            if (!params.empty() && params.front() == "self" && is(c.function, "attribute")) --pos_index;
+            TSNode arg = c.arg(base_text, static_cast<int>(pos_index));
+            if (null(arg)) continue;
+            const std::string at(t(arg));
+            for (size_t d = 0; d < loaders.size() && found < 0; ++d)
+              if (loader_named(loaders[d], at)) found = static_cast<int>(d);
+          }
+        }
+      }
+    }
+    if (found >= 0) {
+      l.loader = found;
+      loaders[found].loops.push_back(l.node);
+      if (l.step) {
+        loaders[found].feeds_step = true;
+        loaders[found].step_loop = l.node;
+        loaders[found].repeated = loaders[found].repeated || l.repeated;
+      }
+    }
+    if (!l.step) continue;
+    // Batch names: the loop target (minus enumerate's index).
+    TSNode left = field(l.node, "left");
+    if (enumerated && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+      auto kids = ts::named_children(left);
+      for (size_t k = 1; k < kids.size(); ++k) bound_names(kids[k], text, l.batch_names);
+    } else {
+      bound_names(left, text, l.batch_names);
+    }
+  }
+  // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`.
+  const bool step_loops = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
+  for (const auto& a : all_assigns) {
+    if (!step_loops) break;
+    for (size_t fi = a.ctx.frames.size(); fi-- > 0;) {
+      if (a.ctx.frames[fi].kind != Frame::Kind::Loop) continue;
+      auto it = loop_index.find(key(a.ctx.frames[fi].node));
+      if (it == loop_index.end()) break;
+      Loop& l = loops[it->second];
+      if (!l.step) break;
+      TSNode r = root_identifier(a.value);
+      bool from_batch = !null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end();
+      // `batch = next(it)` in a while loop over an iterator.
+      if (!from_batch && is(a.value, "call") && t(field(a.value, "function")) == "next") from_batch = true;
+      if (from_batch) bound_names(a.target, text, l.batch_names);
+      break;
+    }
+  }
+  // Step functions called from a step loop with a batch: `def train_step(batch): x, y = batch`.
+  // Their parameters (and names unpacked from them) are batch names of that loop.
+  for (size_t fi = 0; fi < functions.size(); ++fi) {
+    if (!functions[fi].step_fn) continue;
+    const auto& params = functions[fi].params;
+    for (size_t ci : callers[fi]) {
+      const StepWhere w = step_where(call_ctx[ci]);
+      if (w.loop < 0) continue;
+      Loop& l = loops[w.loop];
+      const CallInfo& c = calls[ci];
+      const size_t skip = (!params.empty() && params.front() == "self" && is(c.function, "attribute")) ? 1 : 0;
+      std::vector<std::string_view> names;
+      for (size_t k = 0; k < c.positional.size() && k + skip < params.size(); ++k) {
+        TSNode r = root_identifier(c.positional[k]);
+        if (!null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end())
+          names.push_back(params[k + skip]);
+      }
+      if (names.empty()) continue;
+      for (const auto& a : all_assigns) {
+        if (!ts::same(a.ctx.function, functions[fi].node)) continue;
+        TSNode r = root_identifier(a.value);
+        if (!null(r) && std::find(names.begin(), names.end(), t(r)) != names.end()) bound_names(a.target, text, names);
+      }
+      l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
+    }
+  }
+  link_siblings();
+  // Unlinked loaders: assumed to feed the step loop when there is exactly one, and no loader is
+  // already known to feed it (then an unlinked one is for evaluation, or iterated in a
+  // comprehension such as `sum(f(x) for x in loader)`, or not used at all).
+  const bool step_fed = std::any_of(loaders.begin(), loaders.end(), [](const DataLoaderInfo& d) { return d.feeds_step; });
+  for (auto& d : loaders) {
+    if (step_fed) break;
+    if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
+    if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
+    d.assumed_step = true;
+    d.step_loop = step_loop_nodes.front();
+    auto it = loop_index.find(key(d.step_loop));
+    d.repeated = it != loop_index.end() && loops[it->second].repeated;
+  }
+}
+
+}  // namespace perflint

@@ -1,0 +1,256 @@
+// Semantic model of one Python file (see model.hpp): the public API over Model::Impl, whose parts
+// live in parser/model/. One iterative walk records imports, calls, assignments, loops and the
+// ancestor frames of each; the rest is derived after the walk.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+
+// ---- Value / CallInfo -----------------------------------------------------------------------
+
+std::optional<bool> Value::truthy() const {
+  switch (kind) {
+    case Kind::Unknown: return std::nullopt;
+    case Kind::None: return false;
+    case Kind::Bool: return b;
+    case Kind::Int: return i != 0;
+    case Kind::Float: return f != 0.0;
+    case Kind::String: return !s.empty();
+  }
+  return std::nullopt;
+}
+
+std::optional<long long> Value::as_int() const {
+  if (kind == Kind::Int) return i;
+  if (kind == Kind::Bool) return b ? 1 : 0;
+  return std::nullopt;
+}
+
+std::string Value::repr() const {
+  switch (kind) {
+    case Kind::Unknown: return "?";
+    case Kind::None: return "None";
+    case Kind::Bool: return b ? "True" : "False";
+    case Kind::Int: return std::to_string(i);
+    case Kind::Float: {
+      std::string s = std::to_string(f);
+      while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+      return s;
+    }
+    case Kind::String: return "'" + s + "'";
+  }
+  return "?";
+}
+
+const Argument* CallInfo::keyword(std::string_view name) const {
+  for (const auto& k : keywords)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+TSNode CallInfo::arg(std::string_view name, int index) const {
+  if (const Argument* k = keyword(name)) return k->value;
+  if (index >= 0 && !star_args && static_cast<size_t>(index) < positional.size()) return positional[index];
+  return TSNode{};
+}
+
+// ---- Model ------------------------------------------------------------------------------------
+
+Model::Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted, ProjectContext* project)
+    : impl_(std::make_unique<Impl>(source)) {
+  impl_->project = project;
+  impl_->build(root, wanted);
+}
+Model::~Model() = default;
+
+const SourceFile& Model::source() const { return impl_->src; }
+std::string_view Model::text(TSNode n) const { return impl_->t(n); }
+
+const std::vector<TSNode>& Model::nodes_of_kind(std::string_view kind) const {
+  static const std::vector<TSNode> none;
+  const auto& names = impl_->by_kind_names;
+  auto it = std::find(names.begin(), names.end(), kind);
+  return it == names.end() ? none : impl_->by_kind_lists[static_cast<size_t>(it - names.begin())];
+}
+
+std::string Model::qualname(TSNode expr) const { return impl_->qualname_of(expr); }
+const CallInfo* Model::call(TSNode call_node) const { return impl_->call_info(call_node); }
+const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
+
+Value Model::evaluate(TSNode expr) const {
+  // A missing operand (error recovery can leave `a = b: T` without a right side) is unknown.
+  if (ts_node_is_null(expr)) return Value{};
+  const Context* ctx = impl_->call_context(expr);
+  return impl_->eval(expr, ctx ? ctx->function : impl_->function_containing(expr), 0);
+}
+
+const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->find_option(dest); }
+
+std::vector<TSNode> Model::assigned_values(std::string_view name) const {
+  std::vector<TSNode> out;
+  for (const auto& a : impl_->all_assigns)
+    if (is(a.target, "identifier") && impl_->t(a.target) == name) out.push_back(a.value);
+  return out;
+}
+
+bool Model::imports(std::string_view module) const {
+  for (const auto& m : impl_->imported_modules)
+    if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+      return true;
+  return false;
+}
+
+TSNode Model::last_import() const { return impl_->last_import; }
+
+TSNode Model::first_import_of(std::string_view module) const {
+  for (const auto& [m, n] : impl_->import_nodes)
+    if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+      return n;
+  return TSNode{};
+}
+
+bool Model::has_step_loop() const { return !impl_->step_loop_nodes.empty(); }
+const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_nodes; }
+
+StepContext Model::step_context(TSNode node) const {
+  const Context* known = impl_->call_context(node);
+  Context climbed;
+  if (!known) {
+    climbed = impl_->context_by_climbing(node);
+    known = &climbed;
+  }
+  Impl::StepWhere w = impl_->step_where(*known);
+  StepContext sc;
+  if (w.loop < 0) return sc;
+  sc.in_step = true;
+  sc.loop = impl_->loops[w.loop].node;
+  if (w.guard) {
+    impl_->guards.push_back(Guard{w.guard->condition});
+    sc.guard = &impl_->guards.back();
+  }
+  return sc;
+}
+
+bool Model::is_batch_expression(TSNode expr) const { return impl_->batch_loop(expr) >= 0; }
+
+const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {
+  const int li = impl_->batch_loop(expr);
+  if (li < 0) return nullptr;
+  const auto& l = impl_->loops[li];
+  if (l.loader >= 0) return &impl_->loaders[l.loader];
+  // The loader assumed to feed this loop.
+  for (const auto& d : impl_->loaders)
+    if (d.assumed_step && ts::same(d.step_loop, l.node)) return &d;
+  return nullptr;
+}
+
+const std::vector<DataLoaderInfo>& Model::dataloaders() const { return impl_->loaders; }
+
+const DataLoaderInfo* Model::dataloader(TSNode call_node) const {
+  for (const auto& d : impl_->loaders)
+    if (ts::same(d.call->node, call_node)) return &d;
+  return nullptr;
+}
+
+bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
+
+const ModuleSummary* Model::cuda_importer() const { return impl_->importer; }
+
+std::string Model::cuda_where() const {
+  if (!null(impl_->cuda_node))
+    return "at line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->cuda_node)).line);
+  if (impl_->importer)
+    return "in " + std::filesystem::path(impl_->importer->path).filename().string() +
+           ", which imports this file (line " + std::to_string(impl_->importer->cuda_line) + ")";
+  return {};
+}
+
+std::vector<FunctionSummary> Model::function_summaries() const {
+  std::vector<FunctionSummary> out;
+  for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+    const auto& f = impl_->functions[fi];
+    FunctionSummary s;
+    s.name = impl_->t(field(f.node, "name"));
+    s.params = f.params;
+    s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
+    for (const auto& l : impl_->loops) {
+      if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
+      s.has_step_loop = true;
+      if (!is(l.node, "for_statement")) continue;
+      TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
+      if (!is(base, "identifier")) continue;
+      auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
+      if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<SteppedResult> Model::stepped_results() const {
+  std::vector<SteppedResult> out;
+  for (const auto& l : impl_->loops) {
+    if (!l.step || !is(l.node, "for_statement")) continue;
+    TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
+    if (!is(base, "identifier")) continue;
+    const std::string_view name = impl_->t(base);
+    for (const auto& a : impl_->all_assigns) {
+      if (!is(a.value, "call")) continue;
+      int index = -2;
+      if (is(a.target, "identifier") && impl_->t(a.target) == name) index = -1;
+      else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
+        auto names = ts::named_children(a.target);
+        for (size_t k = 0; k < names.size(); ++k)
+          if (is(names[k], "identifier") && impl_->t(names[k]) == name) index = static_cast<int>(k);
+      }
+      if (index == -2) continue;
+      const std::string q = impl_->qualname_of(field(a.value, "function"));
+      const auto mf = module_function(q);
+      if (!mf) continue;
+      out.push_back({std::string(mf->first), std::string(mf->second), index,
+                     impl_->src.position(ts_node_start_byte(l.node)).line, l.repeated});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Model::imported_module_names() const {
+  std::vector<std::string> out;
+  for (const auto& m : impl_->imported_modules) {
+    std::string first = m.substr(0, m.find('.'));
+    if (std::find(out.begin(), out.end(), first) == out.end()) out.push_back(std::move(first));
+  }
+  return out;
+}
+TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
+
+const void* Model::find_derived(void (*key)()) const {
+  for (const auto& [k, v] : impl_->derived)
+    if (k == key) return v.get();
+  return nullptr;
+}
+
+void Model::keep_derived(void (*key)(), std::shared_ptr<const void> value) const {
+  impl_->derived.emplace_back(key, std::move(value));
+}
+
+TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
+  if (kind_name == "function_definition") return impl_->function_containing(node);
+  for (TSNode p = ts_node_parent(node); !null(p); p = ts_node_parent(p))
+    if (kind(p) == kind_name) return p;
+  return TSNode{};
+}
+
+bool Model::under_condition(TSNode node, TSNode* condition) const {
+  Context ctx = impl_->context_by_climbing(node);
+  // Module-level `if __name__ == "__main__":` is not a condition; functions are entered via calls.
+  for (const auto& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition && f.kind != Frame::Kind::Guard) continue;
+    if (!null(f.condition) && impl_->t(f.condition).find("__name__") != std::string_view::npos) continue;
+    if (condition) *condition = f.condition;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace perflint

@@ -1,0 +1,99 @@
+// Semantic model of one Python file, part: Names: import aliases -> qualified names.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+std::string Model::Impl::qualname_of(TSNode n) const {
+  // Most expressions are not rooted in an import, and the text shows it: a root identifier is
+  // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
+  // take the long way.
+  const std::string_view s = t(n);
+  size_t len = 0;
+  while (len < s.size() && is_ascii_name_byte(s[len])) ++len;
+  if ((len == s.size() || static_cast<unsigned char>(s[len]) < 0x80) && !aliases.contains(s.substr(0, len)))
+    return {};
+  TSNode root = n;
+  size_t depth = 0;
+  while (sym(root) == Sym::Attribute) {
+    root = ts_node_child_by_field_id(root, fields().object);
+    ++depth;
+  }
+  if (!is(root, "identifier") || aliases.empty()) return {};
+  auto it = aliases.find(t(root));
+  if (it == aliases.end()) return {};
+  std::string out = it->second;
+  // Written without spaces or comments (`torch.nn.functional.relu`, one dot per attribute), the
+  // text after the root is the rest of the name.
+  const std::string_view rest = s.substr(std::min(s.size(), t(root).size()));
+  if (is_dotted_tail(rest, depth)) return out.append(rest);
+  std::vector<std::string_view> parts(depth);  // attribute names, outermost first
+  for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
+    parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
+  for (auto p : parts) out.append(".").append(p);
+  return out;
+}
+
+void Model::Impl::record_import(TSNode stmt, TSNode parent) {
+  const bool top_level = is(parent, "module");
+  if (top_level) last_import = stmt;
+  if (is(stmt, "import_statement")) {
+    for (TSNode c : ts::named_children(stmt)) {
+      if (is(c, "dotted_name")) {
+        const std::string full(t(c));
+        const std::string_view first = t(c).substr(0, t(c).find('.'));  // a view into the source
+        aliases[first] = std::string(first);
+        imported_modules.push_back(full);
+        import_nodes.emplace_back(full, stmt);
+      } else if (is(c, "aliased_import")) {
+        const std::string full(t(field(c, "name")));
+        aliases[t(field(c, "alias"))] = full;
+        imported_modules.push_back(full);
+        import_nodes.emplace_back(full, stmt);
+      }
+    }
+  } else if (is(stmt, "import_from_statement")) {
+    TSNode mod = field(stmt, "module_name");
+    if (is(mod, "relative_import")) {
+      // `from .engine import f` / `from . import engine`: a sibling module, named without dots.
+      std::string_view rel = t(mod);
+      while (!rel.empty() && rel.front() == '.') rel.remove_prefix(1);
+      const std::string base(rel);
+      if (!base.empty()) imported_modules.push_back(base);
+      const uint32_t n = ts_node_named_child_count(stmt);
+      for (uint32_t i = 0; i < n; ++i) {
+        TSNode c = ts_node_named_child(stmt, i);
+        if (ts::same(c, mod)) continue;
+        std::string_view local, name;
+        if (is(c, "dotted_name")) local = name = t(c);
+        else if (is(c, "aliased_import")) { local = t(field(c, "alias")); name = t(field(c, "name")); }
+        else continue;
+        aliases[local] = base.empty() ? std::string(name) : base + "." + std::string(name);
+        if (base.empty()) imported_modules.emplace_back(name);
+      }
+      return;
+    }
+    if (null(mod) || !is(mod, "dotted_name")) return;
+    const std::string module(t(mod));
+    imported_modules.push_back(module);
+    import_nodes.emplace_back(module, stmt);
+    const uint32_t count = ts_node_named_child_count(stmt);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_named_child(stmt, i);
+      if (ts::same(c, mod)) continue;
+      if (is(c, "dotted_name")) {
+        aliases[t(c)] = module + "." + std::string(t(c));
+      } else if (is(c, "aliased_import")) {
+        aliases[t(field(c, "alias"))] = module + "." + std::string(t(field(c, "name")));
+      }
+    }
+  }
+}
+
+bool Model::Impl::imports_module(std::string_view module) const {
+  for (const auto& m : imported_modules)
+    if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
+      return true;
+  return false;
+}
+
+}  // namespace perflint

@@ -1,0 +1,150 @@
+// Semantic model of one Python file, part: Values: constant evaluation through assignments, argparse options and their defaults.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+const Model::Impl::Bindings& Model::Impl::bindings() const {
+  if (!bindings_) {
+    Bindings& b = bindings_.emplace();
+    for (size_t i = 0; i < all_assigns.size(); ++i)
+      if (is(all_assigns[i].target, "identifier"))
+        b.assigns[scope_key(all_assigns[i].ctx.function, t(all_assigns[i].target))].push_back(i);
+    b.opaque.insert(opaque_names.begin(), opaque_names.end());
+  }
+  return *bindings_;
+}
+
+Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
+  Value v;
+  if (null(n) || depth > 8) return v;
+  const std::string_view k = kind(n);
+  v.origin = n;
+  if (k == "integer") {
+    const std::string s(t(n));
+    char* end = nullptr;
+    const long long x = std::strtoll(s.c_str(), &end, 0);
+    if (end && *end == '\0') { v.kind = Value::Kind::Int; v.i = x; }
+    return v;
+  }
+  if (k == "float") {
+    v.kind = Value::Kind::Float;
+    v.f = std::strtod(std::string(t(n)).c_str(), nullptr);
+    return v;
+  }
+  if (k == "true" || k == "false") { v.kind = Value::Kind::Bool; v.b = k == "true"; return v; }
+  if (k == "none") { v.kind = Value::Kind::None; return v; }
+  if (k == "string") {
+    // Plain strings only: no interpolation.
+    const uint32_t count = ts_node_named_child_count(n);
+    std::string s;
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      if (is(c, "interpolation")) return Value{};
+      if (is(c, "string_content")) s += t(c);
+    }
+    v.kind = Value::Kind::String;
+    v.s = std::move(s);
+    return v;
+  }
+  if (k == "parenthesized_expression") return eval(ts_node_named_child(n, 0), function, depth + 1);
+  if (k == "unary_operator") {
+    Value inner = eval(field(n, "argument"), function, depth + 1);
+    TSNode op = ts_node_child(n, 0);
+    if (inner.kind == Value::Kind::Int && t(op) == "-") { inner.i = -inner.i; return inner; }
+    return Value{};
+  }
+  if (k == "identifier") {
+    const std::string_view name = t(n);
+    for (TSNode scope : {function, TSNode{}}) {
+      const ScopeName sk = scope_key(scope, name);
+      const Bindings& b = bindings();
+      if (b.opaque.count(sk)) return Value{};
+      auto it = b.assigns.find(sk);
+      if (it == b.assigns.end()) continue;
+      if (it->second.size() != 1) return Value{};
+      return eval(all_assigns[it->second.front()].value, scope, depth + 1);
+    }
+    return Value{};
+  }
+  if (k == "attribute") {
+    // args.workers -> the argparse default of --workers.
+    TSNode obj = field(n, "object");
+    // `cfg.find_unused` from a YAML config is not `--find-unused`: only names that hold parsed
+    // arguments are read through argparse defaults.
+    if (!is(obj, "identifier") || options.empty() ||
+        std::find(args_names.begin(), args_names.end(), t(obj)) == args_names.end())
+      return Value{};
+    const ArgOption* opt = find_option(t(field(n, "attribute")));
+    if (!opt) return Value{};
+    Value d;
+    if (null(opt->default_value)) {
+      const CallInfo* c = call_info(opt->call);
+      const Argument* action = c ? c->keyword("action") : nullptr;
+      Value a = action ? eval(action->value, TSNode{}, depth + 1) : Value{};
+      if (a.kind == Value::Kind::String && a.s == "store_true") { d.kind = Value::Kind::Bool; d.b = false; }
+      else if (a.kind == Value::Kind::String && a.s == "store_false") { d.kind = Value::Kind::Bool; d.b = true; }
+      else if (!action) d.kind = Value::Kind::None;
+    } else {
+      d = eval(opt->default_value, TSNode{}, depth + 1);
+      // argparse applies type= to string defaults.
+      const CallInfo* c = call_info(opt->call);
+      const Argument* type = c ? c->keyword("type") : nullptr;
+      if (d.kind == Value::Kind::String && type && t(type->value) == "int") {
+        char* end = nullptr;
+        const long long x = std::strtoll(d.s.c_str(), &end, 10);
+        if (end && *end == '\0' && !d.s.empty()) { d.kind = Value::Kind::Int; d.i = x; }
+        else d = Value{};
+      }
+    }
+    d.from_option = opt;
+    return d;
+  }
+  return Value{};
+}
+
+const ArgOption* Model::Impl::find_option(std::string_view dest) const {
+  for (const auto& o : options)
+    if (o.dest == dest) return &o;
+  return nullptr;
+}
+
+void Model::Impl::collect_argparse() {
+  for (const auto& a : all_assigns) {
+    TSNode v = a.value;
+    if (is(v, "subscript")) v = field(v, "value");  // parse_known_args()[0]
+    if (!is(v, "call")) continue;
+    const std::string_view fn = last_component(t(field(v, "function")));
+    if (fn != "parse_args" && fn != "parse_known_args") continue;
+    TSNode target = a.target;
+    if (is(target, "pattern_list") || is(target, "tuple_pattern")) target = ts_node_named_child(target, 0);
+    if (is(target, "identifier")) args_names.push_back(t(target));
+  }
+  for (const auto& c : calls) {
+    if (c.method != "add_argument" || c.positional.empty()) continue;
+    std::vector<std::string> flags;
+    for (TSNode p : c.positional) {
+      Value v = eval(p, TSNode{}, 0);
+      if (v.kind == Value::Kind::String) flags.push_back(v.s);
+    }
+    if (flags.empty()) continue;
+    ArgOption o;
+    o.call = c.node;
+    o.line = src.position(ts_node_start_byte(c.node)).line;
+    std::string long_flag;
+    for (const auto& f : flags)
+      if (f.rfind("--", 0) == 0) { long_flag = f; break; }
+    o.flag = long_flag.empty() ? flags.front() : long_flag;
+    std::string dest = o.flag;
+    while (!dest.empty() && dest.front() == '-') dest.erase(0, 1);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+    if (const Argument* d = c.keyword("dest")) {
+      Value dv = eval(d->value, TSNode{}, 0);
+      if (dv.kind == Value::Kind::String) dest = dv.s;
+    }
+    o.dest = dest;
+    if (const Argument* d = c.keyword("default")) o.default_value = d->value;
+    options.push_back(std::move(o));
+  }
+}
+
+}  // namespace perflint

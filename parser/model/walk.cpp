@@ -1,0 +1,305 @@
+// Semantic model of one Python file, part: The walk: one iterative pre-order pass that records everything the other parts derive from.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
+  const TSLanguage* lang = ts::python_language();
+  // symbol -> slot for the wanted kinds; the engine asks for the same kinds every file.
+  struct SlotCache {
+    std::vector<std::string> wanted;
+    std::vector<int> slots;
+  };
+  static thread_local SlotCache cache;
+  if (cache.wanted != wanted || cache.slots.empty()) {
+    cache.wanted = wanted;
+    cache.slots.assign(ts_language_symbol_count(lang), -1);
+    for (size_t w = 0; w < wanted.size(); ++w)
+      for (uint32_t i = 0; i < cache.slots.size(); ++i)
+        if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) != TSSymbolTypeAuxiliary &&
+            wanted[w] == ts_language_symbol_name(lang, static_cast<TSSymbol>(i)))
+          cache.slots[i] = static_cast<int>(w);
+  }
+  kind_slot = cache.slots;
+  by_kind_lists.resize(wanted.size());
+  by_kind_names = wanted;
+
+  // One level per node being descended into: its symbol kind, the frame/function counts its
+  // children start from (each child first resets to them, dropping what a sibling pushed), and
+  // the call it belongs to when it is a call, the call's callee attribute, or its argument list.
+  enum class Role : uint8_t { None, Call, Callee, Arguments };
+  struct Level {
+    TSNode node;
+    Sym sym;
+    Role role;
+    int32_t call;
+    size_t frames_base;
+    size_t functions_base;
+  };
+  struct Entered {
+    Sym sym = Sym::Other;
+    Role role = Role::None;
+    int32_t call = -1;
+    bool descend = true;  // false: the walk passes over the node's children
+  };
+  std::vector<Level> levels;
+  std::vector<Frame> frames;
+  std::span<const Frame> last_frames;  // the frames last stored in the arena
+  std::vector<std::pair<TSNode, size_t>> functions_open;  // (function, frames index where it starts)
+  const auto& table = sym_table();
+  const FieldIds& fid_of = fields();
+  // About one call per 12 nodes in real code: reserving avoids re-allocating (and moving) the
+  // per-call records while the walk grows them.
+  const size_t nodes = ts_node_descendant_count(root);
+  calls.reserve(nodes / 12);
+  call_ctx.reserve(nodes / 12);
+  // Named-ness by symbol: one table look-up instead of a call per node.
+  static const std::vector<bool> named = [lang] {
+    std::vector<bool> v(ts_language_symbol_count(lang));
+    for (uint32_t i = 0; i < v.size(); ++i)
+      v[i] = ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular;
+    return v;
+  }();
+  // Most nodes are parts of expressions with nothing below them that the model records. Below a
+  // quiet node (quiet_kinds()) there can only be calls, comments and strings, and its text shows
+  // whether there are any ("(", "#", and "cuda" until the first CUDA evidence): when there are
+  // none, the walk passes over its children. A string without interpolation is judged by its
+  // whole text; a call's plain callee and plain arguments are read off directly. With these, the
+  // walk visits well under half of the nodes. Not when the caller keeps other kinds.
+  const bool may_pass_over = std::all_of(wanted.begin(), wanted.end(), kind_outside_quiet_expressions);
+  const auto& quiet = quiet_kinds();
+  // Calls need "(", comments "#" (strcspn on the terminated text; a NUL byte, which SourceFile
+  // rejects anyway, would only count as a match), CUDA strings "cuda".
+  const std::string& whole = src.text();
+  ForwardSearch call_or_comment([&whole](size_t from) {
+    return from >= whole.size() ? whole.size() : from + std::strcspn(whole.c_str() + from, "(#");
+  });
+  ForwardSearch cuda_word([&whole](size_t from) { return std::string_view(whole).find("cuda", from); });
+  // Whether the node's text may hold a call, a comment or (before the first CUDA evidence) a CUDA
+  // string. A node's own parentheses (`(a, b)`, parameters, arguments) are not a call's.
+  const auto holds_anything = [&](TSNode n) {
+    uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    if (end - start >= 2 && text[start] == '(' && text[end - 1] == ')') ++start, --end;
+    return call_or_comment.any(start, end) || (null(cuda_node) && cuda_word.any(start, end));
+  };
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  // Visits the cursor's node `n`; returns what a level pushed for it needs to know.
+  auto enter_named = [&](TSNode n, TSSymbol s) -> Entered {
+    Entered e;
+    const Level* up = levels.empty() ? nullptr : &levels.back();
+    if (up) {
+      frames.resize(up->frames_base);
+      functions_open.resize(up->functions_base);
+    }
+    if (s >= named.size()) return e;  // ERROR
+    if (s < kind_slot.size() && kind_slot[s] >= 0) by_kind_lists[kind_slot[s]].push_back(n);
+    const Sym k = s < table.size() ? table[s] : Sym::Other;
+    e.sym = k;
+    if (k == Sym::StringContent && up) note_cuda_string(up->node);
+    if (up) {
+      const Sym us = up->sym;
+      if (us == Sym::For || us == Sym::While || us == Sym::If || us == Sym::Elif) {
+        push_entering(up->node, n, ts_tree_cursor_current_field_id(&cursor), frames);
+      } else if (up->role == Role::Call) {
+        const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+        CallInfo& c = calls[up->call];
+        if (f == fid_of.function) {
+          c.function = n;
+          if (k == Sym::Attribute) {
+            e = {k, Role::Callee, up->call};
+            // A plain dotted callee (`self.model.forward`): its object and its last name, read
+            // without visiting the names.
+            if (const std::string_view callee = t(n); may_pass_over && is_plain_dotted(callee) && !ts_node_has_error(n)) {
+              c.receiver = ts_node_child_by_field_id(n, fid_of.object);
+              c.method = callee.substr(callee.rfind('.') + 1);
+              e.descend = false;
+            }
+          }
+        } else if (f == fid_of.arguments) {
+          if (k == Sym::ArgumentList) {
+            e = {k, Role::Arguments, up->call};
+            // A few arguments with no call, comment or CUDA string among them: read off the list
+            // (named children) instead of visiting their tokens.
+            const uint32_t count = ts_node_named_child_count(n);
+            if (may_pass_over && count <= 8 && !ts_node_has_error(n) && !holds_anything(n)) {
+              for (uint32_t i = 0; i < count; ++i) {
+                const TSNode a = ts_node_named_child(n, i);
+                add_argument(c, a, sym(a), n);
+              }
+              e.descend = false;
+            }
+          } else {
+            c.positional.push_back(n);  // f(x for x in y)
+          }
+        }
+      } else if (up->role == Role::Callee) {
+        const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+        if (f == fid_of.object) calls[up->call].receiver = n;
+        else if (f == fid_of.attribute) calls[up->call].method = t(n);
+      } else if (up->role == Role::Arguments) {
+        add_argument(calls[up->call], n, k, up->node);
+      }
+    }
+    if (needs_context(k)) {
+      Context ctx;
+      if (!functions_open.empty()) ctx.function = functions_open.back().first;
+      const size_t from = functions_open.empty() ? 0 : functions_open.back().second;
+      if (from < frames.size()) {
+        // Consecutive nodes usually sit under the same frames: store them once for all.
+        const std::span<const Frame> now(frames.data() + from, frames.size() - from);
+        if (!std::equal(now.begin(), now.end(), last_frames.begin(), last_frames.end(), same_frame))
+          last_frames = frame_arena.store(now);
+        ctx.frames = last_frames;
+      }
+      if (k == Sym::Call) e = {k, Role::Call, static_cast<int32_t>(calls.size())};
+      visit(n, k, up ? up->node : TSNode{}, std::move(ctx));
+    }
+    if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
+    push_inside(k, n, frames);
+    if (may_pass_over && e.role == Role::None && s < quiet.size() && quiet[s] && !ts_node_has_error(n)) {
+      if (k == Sym::StringContent) {
+        e.descend = false;  // escape sequences only
+      } else if (k == Sym::String && t(n).find('{') == std::string_view::npos) {
+        // No interpolation: only the text of the whole string matters.
+        e.descend = false;
+        note_cuda_string(n);
+      } else {
+        e.descend = holds_anything(n);
+      }
+    }
+    return e;
+  };
+  // Anonymous nodes (punctuation, keywords: a third of all) hold nothing the model records. A
+  // leaf (most nodes) has no children to look for.
+  auto enter = [&](TSNode n) -> Entered {
+    const TSSymbol s = ts_node_symbol(n);
+    Entered e = s < named.size() && !named[s] ? Entered{} : enter_named(n, s);
+    if (e.descend && ts_node_child_count(n) == 0) e.descend = false;
+    return e;
+  };
+  TSNode node = ts_tree_cursor_current_node(&cursor);
+  Entered current = enter(node);
+  for (;;) {
+    const size_t fb = frames.size(), nb = functions_open.size();
+    if (current.descend && ts_tree_cursor_goto_first_child(&cursor)) {
+      levels.push_back({node, current.sym, current.role, current.call, fb, nb});
+      node = ts_tree_cursor_current_node(&cursor);
+      current = enter(node);
+      continue;
+    }
+    bool done = false;
+    for (;;) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        node = ts_tree_cursor_current_node(&cursor);
+        current = enter(node);
+        break;
+      }
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        done = true;
+        break;
+      }
+      levels.pop_back();
+    }
+    if (done) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+
+  finish_calls();
+  link_calls();
+  collect_argparse();
+  resolve_kwargs();
+  find_steps();
+  // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
+  // imports it. Only files with a step loop ask, so library code costs nothing.
+  if (project && null(cuda_node) && !step_loop_nodes.empty()) importer = project->cuda_importer(src.path());
+  collect_loaders();
+}
+
+void Model::Impl::add_argument(CallInfo& c, TSNode n, Sym k, TSNode list) {
+  // Room for every argument at the first one: one allocation per list, not one per doubling.
+  const auto room = [&](auto& args) {
+    if (args.empty()) args.reserve(ts_node_named_child_count(list));
+    return &args;
+  };
+  switch (k) {
+    case Sym::KeywordArgument: room(c.keywords)->push_back({t(field(n, "name")), field(n, "value"), {}, {}}); break;
+    case Sym::DictionarySplat: room(c.keywords)->push_back({"**", n, {}, {}}); break;  // resolved after the walk
+    case Sym::ListSplat: c.star_args = true; break;
+    case Sym::Comment: break;
+    default: room(c.positional)->push_back(n); break;
+  }
+}
+
+void Model::Impl::visit(TSNode n, Sym k, TSNode parent, Context ctx) {
+  switch (k) {
+    case Sym::Call:
+      record_call(n, std::move(ctx));
+      break;
+    case Sym::Return:
+      if (!null(ctx.function)) returns.emplace_back(ctx.function, n);
+      break;
+    case Sym::Import:
+    case Sym::ImportFrom:
+      record_import(n, parent);
+      break;
+    case Sym::AugmentedAssignment: {
+      TSNode left = field(n, "left");
+      if (is(left, "identifier")) opaque_names.push_back(scope_key(ctx.function, t(left)));
+      break;
+    }
+    case Sym::Assignment: {
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (null(right)) break;  // annotation only
+      if (!is(left, "identifier")) {
+        std::vector<std::string_view> names;
+        bound_names(left, text, names);
+        for (const auto& nm : names) opaque_names.push_back(scope_key(ctx.function, nm));
+      }
+      all_assigns.push_back({left, right, parent, std::move(ctx)});
+      break;
+    }
+    case Sym::For:
+    case Sym::While: {
+      if (k == Sym::For) {
+        std::vector<std::string_view> names;
+        bound_names(field(n, "left"), text, names);
+        for (const auto& nm : names) opaque_names.push_back(scope_key(ctx.function, nm));
+      }
+      loop_index.emplace(key(n), loops.size());
+      loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
+      break;
+    }
+    case Sym::Function: {
+      Function f;
+      f.node = n;
+      f.name = std::string(t(field(n, "name")));
+      for (TSNode p : ts::named_children(field(n, "parameters"))) {
+        TSNode id = p;
+        if (!is(p, "identifier")) id = field(p, "name");
+        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
+        if (is(id, "identifier")) {
+          f.params.emplace_back(t(id));
+          opaque_names.push_back(scope_key(n, t(id)));
+        }
+      }
+      functions_by_name[t(field(n, "name"))].push_back(functions.size());
+      fn_index.emplace(key(n), functions.size());
+      functions.push_back(std::move(f));
+      break;
+    }
+    case Sym::With: {
+      // `with x as name`: name is not a plain assignment.
+      ts::walk(ts_node_named_child(n, 0), [&](TSNode c) {
+        if (is(c, "as_pattern_target"))
+          for (TSNode id : ts::named_children(c))
+            if (is(id, "identifier")) opaque_names.push_back(scope_key(ctx.function, t(id)));
+        return true;
+      });
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace perflint
