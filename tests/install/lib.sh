@@ -24,3 +24,23 @@ check_installed() {
   echo "ok: $what ($bin)"
 }
 
+
+# Runs the GitHub Action's shell steps (packaging/action/install.sh, run.sh) as the composite action
+# does, with the install inputs given as environment (PERFLINT_TARBALL=... or PERFLINT_WHEEL=...).
+check_action() {
+  local what=$1; shift
+  local gh=$work/gh-$what
+  mkdir -p "$gh/runner"
+  : > "$gh/path"; : > "$gh/output"
+  env "$@" GITHUB_PATH="$gh/path" RUNNER_TEMP="$gh/runner" bash "$src/packaging/action/install.sh" \
+    > "$gh/install.log" 2>&1 || { cat "$gh/install.log"; fail "action install ($what)"; }
+  local bin; bin=$(head -1 "$gh/path")
+  [[ -x $bin/perflint ]] || fail "action install ($what): no perflint in GITHUB_PATH ($bin)"
+  (cd "$work/project" && PATH="$bin:/usr/bin:/bin" GITHUB_OUTPUT="$gh/output" PERFLINT_PATHS=. \
+     PERFLINT_SARIF="$gh/perflint.sarif" bash "$src/packaging/action/run.sh") > "$gh/run.log" 2>&1 \
+    || { cat "$gh/run.log"; fail "action run ($what)"; }
+  grep -Eq "^findings=[1-9]" "$gh/output" || fail "action run ($what): output $(cat "$gh/output")"
+  grep -q '"ruleId": *"PFL101"' "$gh/perflint.sarif" || fail "action run ($what): no PFL101 in the SARIF"
+  grep -q '"uri": *"train.py"' "$gh/perflint.sarif" || fail "action run ($what): SARIF path not relative"
+  echo "ok: GitHub Action steps ($what): $(cat "$gh/output")"
+}

@@ -60,4 +60,7 @@ needed=$(readelf -d "$tbin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' '
 grep -Eq "libtomlplusplus|libstdc\+\+|libgcc_s" <<<"$needed" && fail "tarball: perflint needs $needed"
 echo "ok: tarball perflint needs only: $needed"
 check_installed "$tbin" "tarball"
+
+# 4. The GitHub Action's steps, installing from that tarball.
+check_action tarball PERFLINT_TARBALL="$tgz"
 echo "PASS"

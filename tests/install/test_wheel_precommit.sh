@@ -24,8 +24,9 @@ t0=$SECONDS
 (cd "$src" && $py setup.py -q egg_info --egg-base "$work" sdist -d "$work/sdist" >/dev/null 2>&1) \
   || fail "setup.py sdist"
 sdist=$(ls "$work"/sdist/perflint-*.tar.gz)
-tar -tzf "$sdist" | grep -q "third_party/node_modules/tree-sitter-python/src/parser.c" || fail "sdist: no tree-sitter-python sources"
-tar -tzf "$sdist" | grep -q "third_party/node_modules/tree-sitter/vendor/tree-sitter/lib/src/lib.c" || fail "sdist: no tree-sitter runtime sources"
+contents=$(tar -tzf "$sdist")
+grep -q "third_party/node_modules/tree-sitter-python/src/parser.c" <<<"$contents" || fail "sdist: no tree-sitter-python sources"
+grep -q "third_party/node_modules/tree-sitter/vendor/tree-sitter/lib/src/lib.c" <<<"$contents" || fail "sdist: no tree-sitter runtime sources"
 mkdir "$work/unpacked" && tar -xzf "$sdist" -C "$work/unpacked"
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
