@@ -52,6 +52,8 @@ check_installed "$work/pipx-bin/perflint" "pipx install of the wheel"
 # Through pipx's symlink, perflint resolves its own path (/proc/self/exe) and finds the venv's shim.
 [[ -f $work/pipx/venvs/perflint/share/perflint/shim/perflint_probe/__main__.py ]] || fail "pipx: no shim in the venv"
 echo "ok: pipx ($((SECONDS - t1)) s)"
+# The GitHub Action's steps, installing that wheel with pipx.
+check_action wheel PERFLINT_WHEEL="$whl" PIPX_HOME="$work/pipx-action" PIPX_BIN_DIR="$work/pipx-action-bin"
 
 # 3. pre-commit, against this repository at HEAD.
 if ! head=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
