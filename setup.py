@@ -51,7 +51,7 @@ class build_cmake(Command):
         shutil.rmtree(stage, ignore_errors=True)
         prebuilt = os.environ.get("PERFLINT_PREBUILT_DIR")
         if prebuilt:
-            run(["cmake", "--install", Path(prebuilt).resolve(), "--prefix", stage, "--strip"])
+            run(["cmake", "--install", Path(prebuilt).resolve(), "--prefix", stage, "--strip", "--component", "perflint"])
         else:
             self.build_with_cmake(stage)
         files = {}
@@ -78,7 +78,7 @@ class build_cmake(Command):
                  "-DPERFLINT_BUILD_TESTS=OFF", "-DPERFLINT_STATIC_RUNTIME=ON", *extra])
         # The user build: perflint, the shim and, where CUDA is, the CUPTI library.
         run(["cmake", "--build", bdir, "--parallel"])
-        run(["cmake", "--install", bdir, "--prefix", stage, "--strip"])
+        run(["cmake", "--install", bdir, "--prefix", stage, "--strip", "--component", "perflint"])
 
 
 class build_with_cmake(build):

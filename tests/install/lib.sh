@@ -19,7 +19,7 @@ check_installed() {
   grep -q "PFL101" <<<"$out" || fail "$what: no PFL101 finding in: $out"
   grep -q "PFL4" <<<"$out" && fail "$what: the project's config (ignore PFL4) was not applied"
   grep -qi "num_workers" <<<"$("$bin" rule PFL101)" || fail "$what: rule docs"
-  local prefix; prefix=$(dirname "$(dirname "$bin")")
+  local prefix; prefix=$(dirname "$(dirname "$(readlink -f "$bin")")")
   [[ -f $prefix/share/perflint/shim/perflint_probe/__main__.py ]] || fail "$what: no shim under $prefix/share"
   echo "ok: $what ($bin)"
 }

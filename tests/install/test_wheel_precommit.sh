@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The Python wheel and the self-installing pre-commit hook, offline (no PyPI):
-#  1. `setup.py sdist`, then `pip wheel --no-build-isolation` from the unpacked sdist (a real CMake
-#     build from the sdist alone: it must carry the tree-sitter C sources);
+#  1. `setup.py sdist` (checked to carry the tree-sitter C sources), then `pip wheel
+#     --no-build-isolation` from the unpacked sdist. By default the wheel packages the perflint
+#     already built in BUILD_DIR (PERFLINT_PREBUILT_DIR: setup.py runs `cmake --install` only), so
+#     CI compiles perflint once; PERFLINT_TEST_SDIST_COMPILE=1 compiles it from the sdist alone
+#     instead (a second full build: minutes on 2 cores);
 #  2. `pipx install` of that wheel into a scratch PIPX_HOME, and the `perflint` pipx puts on PATH run;
+#     the GitHub Action's steps installing the same wheel;
 #  3. real `pre-commit` in a scratch git repository against this repository at its HEAD commit,
-#     with the `perflint` hook (language: python): pre-commit builds the wheel from its clone; to
-#     keep CI short it packages the perflint built in step 1 (PERFLINT_PREBUILT_DIR) instead of
-#     compiling a second time. Fails on findings, passes when clean, applies --fix.
-# Usage: test_wheel_precommit.sh   (uses /usr/bin/python3: Debian's setuptools, wheel, pip)
+#     with the `perflint` hook (language: python): pre-commit clones the repository and pip-installs
+#     it (setup.py, packaging BUILD_DIR's perflint as in 1). Fails on findings, passes when clean,
+#     applies --fix.
+# Usage: test_wheel_precommit.sh BUILD_DIR   (uses /usr/bin/python3: Debian's setuptools, wheel, pip)
 set -euo pipefail
+build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 source "$src/tests/install/lib.sh"
 py=/usr/bin/python3
@@ -28,19 +33,27 @@ contents=$(tar -tzf "$sdist")
 grep -q "third_party/node_modules/tree-sitter-python/src/parser.c" <<<"$contents" || fail "sdist: no tree-sitter-python sources"
 grep -q "third_party/node_modules/tree-sitter/vendor/tree-sitter/lib/src/lib.c" <<<"$contents" || fail "sdist: no tree-sitter runtime sources"
 mkdir "$work/unpacked" && tar -xzf "$sdist" -C "$work/unpacked"
-if command -v ccache >/dev/null; then
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+if [[ ${PERFLINT_TEST_SDIST_COMPILE:-0} == 1 ]]; then
+  # CMAKE_*_COMPILER_LAUNCHER=ccache when the machine has it; no LTO.
+  if command -v ccache >/dev/null; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  fi
+  export PERFLINT_CMAKE_BUILD_DIR=$work/wheel-build
+  export PERFLINT_CMAKE_ARGS="-DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF"
+  prebuilt=$work/wheel-build
+else
+  export PERFLINT_PREBUILT_DIR=$build
+  prebuilt=$build
 fi
-export PERFLINT_CMAKE_BUILD_DIR=$work/wheel-build
-export PERFLINT_CMAKE_ARGS="-DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF"
 (cd "$work"/unpacked/perflint-* && $py -m pip wheel -q --no-deps -w "$work/dist" . > "$work/wheel.log" 2>&1) \
   || { tail -30 "$work/wheel.log"; fail "pip wheel from the sdist"; }
-unset PERFLINT_CMAKE_BUILD_DIR PERFLINT_CMAKE_ARGS
+unset PERFLINT_CMAKE_BUILD_DIR PERFLINT_CMAKE_ARGS PERFLINT_PREBUILT_DIR
 whl=$(ls "$work"/dist/perflint-*-py3-none-linux_*.whl) || fail "no platform wheel in $work/dist"
 listing=$($py -m zipfile -l "$whl")
 for f in perflint-0.1.0.data/data/bin/perflint perflint-0.1.0.data/data/share/perflint/shim/perflint_probe/__main__.py; do
   grep -q "$f" <<<"$listing" || fail "wheel: missing $f"
 done
+grep -q "perflint-calibrate" <<<"$listing" && fail "wheel: carries perflint-calibrate (LibTorch)"
 echo "ok: sdist -> wheel $(basename "$whl") ($((SECONDS - t0)) s)"
 
 # 2. pipx install ./perflint-*.whl: a working perflint on PATH.
@@ -60,7 +73,7 @@ if ! head=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
   echo "skip: pre-commit ($src is not a git repository)"; echo PASS; exit 0
 fi
 t2=$SECONDS
-export PRE_COMMIT_HOME=$work/pre-commit-home PERFLINT_PREBUILT_DIR=$work/wheel-build
+export PRE_COMMIT_HOME=$work/pre-commit-home PERFLINT_PREBUILT_DIR=$prebuilt
 repo=$work/user-repo
 mkdir "$repo" && cd "$repo"
 git init -q . && git config user.email t@example.com && git config user.name t
