@@ -50,6 +50,7 @@ depends=$(sed -n 's/^ Depends: //p' <<<"$info")
 grep -q "libc6" <<<"$depends" || fail ".deb: Depends should name libc6: '$depends'"
 grep -Eq "libtomlplusplus|libcupti|libtorch" <<<"$depends" && fail ".deb: unexpected dependency: '$depends'"
 echo "ok: .deb Depends: $depends"
+grep -q "perflint-calibrate" <<<"$(dpkg -c "$deb")" && fail ".deb carries perflint-calibrate (LibTorch)"
 dpkg -x "$deb" "$work/debroot"
 check_installed "$work/debroot/usr/bin/perflint" ".deb (dpkg -x into an empty root)"
 [[ -s $work/debroot/usr/share/man/man1/perflint.1 ]] || fail ".deb: no man page"
