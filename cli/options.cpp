@@ -76,7 +76,8 @@ Configuration:
 
 Directories are searched for *.py files, skipping hidden directories, venv, .venv, node_modules
 and __pycache__. The config's exclude globs apply to files named on the command line too, so that
-a pre-commit run agrees with `perflint .`. A file named like a subcommand: write ./rules.)";
+a pre-commit run agrees with `perflint .`. A file named like a subcommand: write ./rules.
+`perflint check PATH...` is `perflint PATH...` (ruff's spelling).)";
 
 constexpr const char* kCalibrateFooter = R"(Micro-benchmarks: host-to-device copies from pageable and pinned memory over a range of
 sizes (CUDA; host memcpy on the CPU), GEMM throughput in fp32, TF32 (CUDA) and bf16 at standard
@@ -217,6 +218,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   // `perflint --probe train.py -- --lr 0.1`: what follows `--` belongs to the script.
   std::vector<const char*> own(argv, argv + argc);
+  // `perflint check PATH...` (ruff's spelling) is `perflint PATH...`; a file named check: ./check.
+  if (own.size() > 1 && std::string_view(own[1]) == "check") own.erase(own.begin() + 1);
   for (size_t i = 1; i < own.size(); ++i)
     if (std::string_view(own[i]) == "--") {
       for (size_t k = i + 1; k < own.size(); ++k) o.script_args.emplace_back(own[k]);

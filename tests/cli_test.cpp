@@ -68,6 +68,17 @@ TEST(Options, FlagsAndSubcommands) {
   EXPECT_EQ(r.options.rule, "PFL101");
 }
 
+TEST(Options, CheckIsRuffsSpellingOfLint) {
+  ParsedCommandLine p = parse({"check", "src", "--select", "PFL1"});
+  ASSERT_FALSE(p.exit_now) << p.err;
+  EXPECT_EQ(p.options.command, Options::Command::Lint);
+  EXPECT_EQ(p.options.paths, std::vector<std::string>{"src"});
+  EXPECT_EQ(parse({"check"}).options.paths, std::vector<std::string>{});
+  // Only as the first word: elsewhere it is a path, and ./check always is.
+  EXPECT_EQ(parse({"a.py", "check"}).options.paths, (std::vector<std::string>{"a.py", "check"}));
+  EXPECT_EQ(parse({"./check"}).options.paths, std::vector<std::string>{"./check"});
+}
+
 TEST(Options, UsageErrorsExitTwo) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--output-format", "xml"},
                                                                  {"--no-such-flag"},

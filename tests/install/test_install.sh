@@ -6,30 +6,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/perflint-install.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# A project to lint, outside the source tree: one finding of PFL101 and a config that ignores PFL4.
-mkdir -p "$work/project"
-cp "$src/examples/train.py" "$work/project/train.py"
-printf '[tool.perflint]\nignore = ["PFL4"]\n' > "$work/project/pyproject.toml"
-
-# Runs an installed perflint (BIN) with nothing of the build tree reachable: on the project, on
-# --version, rules, `rule`, and checks the probe's shim and docs sit where the binary looks for them.
-check_installed() {
-  local bin=$1 what=$2 out rc
-  [[ -x $bin ]] || fail "$what: no executable $bin"
-  grep -q "0\.[0-9]" <<<"$("$bin" --version)" || fail "$what: --version"
-  rc=0; out=$(cd "$work/project" && env -i PATH=/usr/bin:/bin "$bin" --no-color train.py) || rc=$?
-  [[ $rc -eq 1 ]] || fail "$what: expected exit 1 on findings, got $rc: $out"
-  grep -q "PFL101" <<<"$out" || fail "$what: no PFL101 finding in: $out"
-  grep -q "PFL4" <<<"$out" && fail "$what: the project's config (ignore PFL4) was not applied"
-  grep -qi "num_workers" <<<"$("$bin" rule PFL101)" || fail "$what: rule docs"
-  local prefix; prefix=$(dirname "$(dirname "$bin")")
-  [[ -f $prefix/share/perflint/shim/perflint_probe/__main__.py ]] || fail "$what: no shim under $prefix/share"
-  echo "ok: $what ($bin)"
-}
+source "$src/tests/install/lib.sh"
 
 # 1. cmake --install into a prefix, then moved elsewhere: perflint finds its shim relative to itself.
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
@@ -73,6 +50,7 @@ depends=$(sed -n 's/^ Depends: //p' <<<"$info")
 grep -q "libc6" <<<"$depends" || fail ".deb: Depends should name libc6: '$depends'"
 grep -Eq "libtomlplusplus|libcupti|libtorch" <<<"$depends" && fail ".deb: unexpected dependency: '$depends'"
 echo "ok: .deb Depends: $depends"
+grep -q "perflint-calibrate" <<<"$(dpkg -c "$deb")" && fail ".deb carries perflint-calibrate (LibTorch)"
 dpkg -x "$deb" "$work/debroot"
 check_installed "$work/debroot/usr/bin/perflint" ".deb (dpkg -x into an empty root)"
 [[ -s $work/debroot/usr/share/man/man1/perflint.1 ]] || fail ".deb: no man page"
@@ -83,4 +61,7 @@ needed=$(readelf -d "$tbin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' '
 grep -Eq "libtomlplusplus|libstdc\+\+|libgcc_s" <<<"$needed" && fail "tarball: perflint needs $needed"
 echo "ok: tarball perflint needs only: $needed"
 check_installed "$tbin" "tarball"
+
+# 4. The GitHub Action's steps, installing from that tarball.
+check_action tarball PERFLINT_TARBALL="$tgz"
 echo "PASS"
