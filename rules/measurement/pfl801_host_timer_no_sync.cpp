@@ -71,12 +71,24 @@ bool blocking_copy(const Model& model, const CallInfo& c) {
 // loader named like `val_loader`/`test_loader`. Evaluation loops read their results back (metrics,
 // predictions), and their timings are not what training decisions are made from.
 bool in_eval_code(const Model& model, TSNode node) {
+  // By words of the name (split at `_`, `.`, brackets...): `val_loader`, `self.test_loader`,
+  // `evaluate`, `run_validation`; not `latest` or `interval`.
   const auto evalish = [](std::string_view name) {
-    std::string low(name);
-    for (char& ch : low) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    for (std::string_view w : {"eval", "valid", "test", "infer", "predict", "val_", "_val"})
-      if (low.find(w) != std::string::npos) return true;
-    return low == "val";
+    std::string word;
+    const auto judge = [&] {
+      const bool hit = word == "val" || word == "dev" || word.starts_with("eval") || word.starts_with("valid") ||
+                       word.starts_with("test") || word.starts_with("infer") || word.starts_with("predict");
+      word.clear();
+      return hit;
+    };
+    for (char ch : name) {
+      if (std::isalnum(static_cast<unsigned char>(ch))) {
+        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+      } else if (judge()) {
+        return true;
+      }
+    }
+    return judge();
   };
   for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
     if (ts::is(p, "function_definition")) return evalish(model.text(ts::field(p, "name")));
