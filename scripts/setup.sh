@@ -24,6 +24,8 @@ done
 # The probe tests run a real PyTorch: Debian's python3-torch (torch 1.13 for /usr/bin/python3).
 if ((want_tests)); then
   dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed" || missing+=(python3-torch)
+  # The HTML report test opens the report in a real headless browser (Debian's chromium).
+  dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed" || missing+=(chromium)
 fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
