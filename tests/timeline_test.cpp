@@ -7,6 +7,7 @@
 #include "probe/json_read.hpp"
 #include "probe/ranks.hpp"
 #include "reports/timeline.hpp"
+#include "tests/finding_support.hpp"
 
 namespace perflint {
 namespace {
@@ -170,6 +171,52 @@ TEST(Trace, ABoundedNumberOfEventsSaysWhereItWasCut) {
   const auto cut = doc->get("otherData")->string("truncated");
   ASSERT_TRUE(cut);
   EXPECT_NE(cut->find("of 5 steps"), std::string::npos) << *cut;
+}
+
+TEST(HtmlReport, TheRankedFixListHasTheSourceTheCostTheVerifyResultAndTheRuleDocs) {
+  SyntheticRun run({rank_evidence(0, 10.0)});
+  FileResult file;
+  file.path = "train.py";
+  Finding cheap = testing::finding_at("PFL201", 3), dear = testing::finding_at("PFL101", 2);
+  cheap.verdict = Verdict{Verdict::State::Confirmed, 1.0, 0.05, "one .item() per step", std::nullopt};
+  dear.verdict = Verdict{Verdict::State::Confirmed, 9.0, 0.4, "each step waits", std::nullopt};
+  Verification v;
+  v.fix = "workers=2@train.py:2";
+  v.status = "measured";
+  v.saving_ms_per_step = 8.5;
+  v.spread_ms = 0.4;
+  dear.verdict->verification = v;
+  file.findings = {cheap, dear};
+  const std::map<std::string, std::string, std::less<>> sources{
+      {"train.py", "import torch\nloader = DataLoader(ds)  # a<b & \"c\"\nx = loss.item()\n"}};
+  ReportOptions options;
+  options.sources = &sources;
+  const std::string html = write_html_report({file}, options, run.view);
+  const size_t first = html.find("1. PFL101"), second = html.find("2. PFL201");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_LT(first, second) << "the costlier fix comes first";
+  EXPECT_NE(html.find("&#9654;    2 | loader = DataLoader(ds)  # a&lt;b &amp; &quot;c&quot;"), std::string::npos);
+  EXPECT_NE(html.find("9.0 ms per step (40% of the step)"), std::string::npos);
+  EXPECT_NE(html.find("workers=2@train.py:2: measured saving 8.5 ms/step"), std::string::npos);
+  EXPECT_NE(html.find("Why PFL101 matters"), std::string::npos);
+}
+
+TEST(Trace, GpuActivityHasItsOwnTrackPerRank) {
+  SyntheticRun run({rank_evidence(0, 10.0)});
+  probe::GpuStep g;
+  g.busy_ns = 5e6;
+  g.kernels = 40;
+  run.ranks[0].gpu_steps = {g, g, g, g};
+  auto doc = jsonr::parse(write_trace(run.view), "trace");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  int gpu = 0;
+  for (const auto* ev : check_trace(*doc))
+    if (ev->num("tid") == 3.0 && ev->string("ph") == "B") {
+      ++gpu;
+      EXPECT_EQ(ev->get("args")->num("kernels"), 40.0);
+    }
+  EXPECT_EQ(gpu, 4);
 }
 
 }  // namespace
