@@ -23,7 +23,9 @@
 #include "util/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
+#include "probe/ranks.hpp"
 #include "reports/report.hpp"
+#include "reports/timeline.hpp"
 #include "rules/engine.hpp"
 #include "rules/registry.hpp"
 
@@ -220,6 +222,37 @@ int run_diff(const std::vector<LintJob>& jobs, const RunnerOptions& ro, const Di
   return fixed.files_changed > 0 ? kFindings : kClean;
 }
 
+// --report-html / --trace (or the config's report-html / trace: next to -o FILE, else in the
+// current directory). Returns false when a file could not be written (said on stderr).
+bool write_probe_views(const Options& o, const Config& config, const std::vector<FileResult>& results,
+                       const ReportOptions& report, const ProbeSummary& summary,
+                       const std::vector<probe::Evidence>& ranks) {
+  auto beside = [&](const char* suffix) {
+    if (o.output.empty()) return std::string("perflint-probe") + suffix;
+    return (std::filesystem::path(o.output).replace_extension("").string()) + suffix;
+  };
+  const std::string html = !o.report_html.empty() ? o.report_html : config.report_html ? beside(".html") : "";
+  const std::string trace = !o.trace.empty() ? o.trace : config.trace ? beside(".trace.json") : "";
+  if (html.empty() && trace.empty()) return true;
+  ProbeRunView view;
+  view.summary = &summary;
+  for (const auto& e : ranks) view.ranks.push_back(&e);
+  if (const auto s = probe::find_straggler(view.ranks)) {
+    view.straggler_rank = s->rank;
+    view.straggler_text = s->text;
+  }
+  bool ok = true;
+  auto write = [&](const std::string& path, const std::string& text, const char* what) {
+    std::string err;
+    if (write_whole_file(path, text, err)) return;
+    print(stderr, std::string("error: cannot write the ") + what + " to " + path + ": " + err + "\n");
+    ok = false;
+  };
+  if (!html.empty()) write(html, write_html_report(results, report, view), "HTML report");
+  if (!trace.empty()) write(trace, write_trace(view), "trace");
+  return ok;
+}
+
 int run_lint(const Options& o) {
   const std::string cwd = current_dir();
   Expected<Config> loaded = load_effective_config(o, cwd);
@@ -273,7 +306,8 @@ int run_lint(const Options& o) {
   ro.project = &project;
   ro.jobs = o.jobs;
   ro.max_file_size = o.max_file_size.value_or(config.max_file_size);
-  ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif;
+  ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif ||
+                    (o.probe && (!o.report_html.empty() || config.report_html));  // the HTML's snippets
   if (o.diff) return run_diff(jobs, ro, discovery, o.unsafe_fixes);
   FixRun fixed;
   if (o.fix) fixed = fix_files(jobs, ro, o.unsafe_fixes, true);
@@ -281,9 +315,10 @@ int run_lint(const Options& o) {
   std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
 
   ProbeSummary probe_summary;
+  std::vector<probe::Evidence> probe_ranks;
   int probe_status = 0;
   if (o.probe) {
-    probe_status = probe_script(o, config, results, probe_summary);
+    probe_status = probe_script(o, config, results, probe_summary, &probe_ranks);
     if (probe_status == 2) {
       print(stderr, "error: --probe: " + probe_summary.error + "\n");
       return kError;
@@ -314,6 +349,7 @@ int run_lint(const Options& o) {
   }
 
   int code = exit_code_for(results, o.exit_zero);
+  if (o.probe && !write_probe_views(o, config, results, report, probe_summary, probe_ranks)) code = kError;
   if (probe_status == 3 && code != kError) code = 3;  // the script did not reach the steps
   // Only the text report on stdout shows errors and notices to the user; otherwise they would sit
   // unseen in a file or a JSON field, so they are repeated on stderr.

@@ -27,6 +27,7 @@ namespace {
 constexpr std::string_view kKnownKeys[] = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "severity",
     "max-file-size", "steps", "warmup", "timeout", "python",
+    "report-html", "trace",
 };
 
 // Concatenation by appending: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
@@ -249,6 +250,12 @@ std::optional<Error> read_key(const Checker& ck, std::string_view key, const tom
     if (!s || s->get().empty())
       return ck.at(value.source(), cat({"'python' must be the path or name of a Python executable, got ", show(value)}));
     cfg.python = s->get();
+    return std::nullopt;
+  }
+  if (key == "report-html" || key == "trace") {
+    const auto* b = value.as_boolean();
+    if (!b) return ck.at(value.source(), cat({"'", key, "' must be true or false, got ", show(value)}));
+    (key == "trace" ? cfg.trace : cfg.report_html) = b->get();
     return std::nullopt;
   }
   return std::nullopt;  // unreachable: keys are checked against kKnownKeys first

@@ -32,6 +32,9 @@ struct Config {
   // Probe defaults (used by --probe; validated here).
   std::optional<int> steps, warmup, timeout;
   std::optional<std::string> python;
+  // Write the probe's HTML report / trace next to the report (-o FILE: FILE with .html /
+  // .trace.json for its extension; no -o: perflint-probe.html / perflint-probe.trace.json).
+  bool report_html = false, trace = false;
 };
 
 // Parses `text` as the config file `path` (pyproject.toml: only [tool.perflint] is read; absent

@@ -43,6 +43,10 @@ Probe (runs the script; needs a Python with torch):
       then proves the fixes: re-runs the script with each confirmed finding's fix applied at run time
       (your file is not edited) and once with all of them, against a repeated baseline; a saving is
       called measured only when it exceeds the baseline runs' spread (--verify-runs, default 3).
+  perflint --probe train.py --report-html probe.html --trace probe.trace.json
+      also writes a self-contained HTML report (step chart with phases, ranks, the ranked fix list
+      with source; opens from file:// with no network) and a trace for ui.perfetto.dev or
+      chrome://tracing (a process per rank, step and phase slices, host syncs with their line).
 
 Calibration (measures this machine; needs a build with LibTorch):
   perflint calibrate --quick --device cpu
@@ -185,6 +189,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--verify", o.verify, "Probe: re-run with each confirmed finding's fix applied at run time, and all together, and measure the saving");
   app.add_option("--verify-runs", o.verify_runs, "Probe --verify: baseline runs, for the noise (default 3, at least 2)")
       ->check(CLI::Range(2, 20))->type_name("N");
+  app.add_option("--report-html", o.report_html, "Probe: also write a self-contained HTML report (charts, ranked fixes; opens offline)")
+      ->type_name("FILE");
+  app.add_option("--trace", o.trace, "Probe: also write the steps as a Chrome trace-event JSON (open in ui.perfetto.dev or chrome://tracing)")
+      ->type_name("FILE");
 
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
@@ -266,9 +274,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.exit_code = 2;
     return parsed;
   }
-  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs;
+  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
+                          !o.report_html.empty() || !o.trace.empty();
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs] and `-- ARGS` go with --probe\n") +
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace and `-- ARGS` go with --probe\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;

@@ -57,6 +57,8 @@ struct Options {
   bool verify = false;               // --verify: A/B runs with each fix applied at run time
   std::optional<int> verify_runs;    // baseline runs (default 3)
   std::vector<std::string> script_args;  // everything after `--`
+  std::string report_html;           // --report-html FILE: the self-contained HTML report
+  std::string trace;                 // --trace FILE: Chrome trace-event JSON (Perfetto, chrome://tracing)
 
   CalibrateOptions calibrate;
 };

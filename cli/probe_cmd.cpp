@@ -190,7 +190,8 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
 
 }  // namespace
 
-int probe_script(const Options& o, const Config& config, std::vector<FileResult>& results, ProbeSummary& s) {
+int probe_script(const Options& o, const Config& config, std::vector<FileResult>& results, ProbeSummary& s,
+                 std::vector<probe::Evidence>* ranks) {
   const std::string script = o.paths.front();
   s.script = script;
   s.steps_requested = o.steps.value_or(config.steps.value_or(10));
@@ -299,6 +300,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   }
   for (auto& r : results)
     for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
+  if (ranks) ranks->push_back(e);
   const bool reached = s.exit_reason == "steps_reached";
   bool keep_dir = false;
   if (!reached) s.log_tail = tail_of(ro.log_path, 30);

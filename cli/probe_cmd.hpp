@@ -5,13 +5,16 @@
 
 #include "cli/config.hpp"
 #include "cli/options.hpp"
+#include "probe/evidence.hpp"
 #include "reports/report.hpp"
 
 namespace perflint {
 
 // Returns 0 when the requested steps were measured, 3 when the script did not get there (the
 // summary and verdicts still hold what was measured), 2 when the probe could not start.
+// `ranks`, when given, receives the first run's evidence, one per rank (a single process: one), for
+// the HTML report and the trace.
 int probe_script(const Options& options, const Config& config, std::vector<FileResult>& results,
-                 ProbeSummary& summary);
+                 ProbeSummary& summary, std::vector<probe::Evidence>* ranks = nullptr);
 
 }  // namespace perflint

@@ -207,6 +207,58 @@ std::string_view error_kind_name(FileError::Kind k) {
   return "io";
 }
 
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
+  return buf;
+}
+
+std::string verification_line(const Verification& x, const std::optional<double>& predicted) {
+  std::string out = "verify: ";
+  if (x.status == "no-runtime-fix") return out + "no run-time fix for this rule (apply it in the file and probe again)";
+  out += x.fix + ": ";
+  if (x.status == "broke-script") return out + "the fix broke the script (" + x.error + ")";
+  if (x.status == "not-applied") return out + "not applied (" + x.error + ")";
+  const std::string pred = predicted ? ", predicted " + ms(*predicted) : std::string();
+  const std::string spread = " (baseline spread " + ms(x.spread_ms.value_or(0)) + " ms" + pred + ")";
+  if (x.status == "measured") return out + "measured saving " + ms(*x.saving_ms_per_step) + " ms/step" + spread;
+  if (x.status == "slower") return out + "slower by " + ms(-*x.saving_ms_per_step) + " ms/step" + spread;
+  return out + "no measurable effect: " + ms(x.saving_ms_per_step.value_or(0)) + " ms/step is within the noise" + spread;
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 16);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x80) {
+          // Control characters other than tab and newline are not allowed in HTML text.
+          if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += "\xEF\xBF\xBD";
+          else out += c;
+        } else if (const size_t len = utf8_sequence_length(s, i)) {
+          out.append(s.substr(i, len));
+          i += len - 1;
+        } else {
+          out += "\xEF\xBF\xBD";
+        }
+    }
+  }
+  return out;
+}
+
 std::string plural(size_t n, std::string_view singular, std::string_view plural_form) {
   return std::to_string(n) + " " + std::string(n == 1 ? singular : plural_form);
 }

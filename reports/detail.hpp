@@ -1,6 +1,7 @@
 // Internal helpers shared by the report writers (not part of the public report API): source lines
 // for snippets and fingerprints, severity spellings, counting.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,15 @@ std::string_view rule_code(const Finding& f);
 std::string_view rule_name(const Finding& f);
 std::string_view sarif_level(Severity s);
 std::string_view error_kind_name(FileError::Kind k);
+
+// Figures as the probe's reports print them: "12.3" (ms, one decimal below 100), "45%".
+std::string ms(double v);
+std::string percent(double share);
+// --verify: what the run with a finding's fix applied measured, against the predicted cost.
+std::string verification_line(const Verification& x, const std::optional<double>& predicted);
+
+// HTML text and attribute escaping; ill-formed UTF-8 becomes U+FFFD.
+std::string html_escape(std::string_view s);
 
 // "1 file", "2 files".
 std::string plural(size_t n, std::string_view singular, std::string_view plural_form);

@@ -235,31 +235,9 @@ std::string statistics(const std::vector<FileResult>& results, const Style& styl
 
 namespace {
 
-std::string ms(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.1f", v);
-  return buf;
-}
-
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
-  return buf;
-}
-
-// --verify: what the run with this finding's fix applied measured, against the predicted cost.
-std::string verification_line(const Verification& x, const std::optional<double>& predicted) {
-  std::string out = "verify: ";
-  if (x.status == "no-runtime-fix") return out + "no run-time fix for this rule (apply it in the file and probe again)";
-  out += x.fix + ": ";
-  if (x.status == "broke-script") return out + "the fix broke the script (" + x.error + ")";
-  if (x.status == "not-applied") return out + "not applied (" + x.error + ")";
-  const std::string pred = predicted ? ", predicted " + ms(*predicted) : std::string();
-  const std::string spread = " (baseline spread " + ms(x.spread_ms.value_or(0)) + " ms" + pred + ")";
-  if (x.status == "measured") return out + "measured saving " + ms(*x.saving_ms_per_step) + " ms/step" + spread;
-  if (x.status == "slower") return out + "slower by " + ms(-*x.saving_ms_per_step) + " ms/step" + spread;
-  return out + "no measurable effect: " + ms(x.saving_ms_per_step.value_or(0)) + " ms/step is within the noise" + spread;
-}
+using report_detail::ms;
+using report_detail::percent;
+using report_detail::verification_line;
 
 std::string verify_section(const VerifySummary& v, const Style& style) {
   std::string out = "\n" + style.bold("verified") + " (each fix applied at run time; your files are unchanged)\n";

@@ -26,7 +26,8 @@ packages=(libcli11-dev libtomlplusplus-dev)
 if ((want_tests)); then
   packages+=(libgtest-dev libtorch-dev python3-torch dpkg-dev file python3-setuptools python3-wheel
              python3-pip python3-virtualenv pipx pre-commit
-             clang libclang-rt-14-dev)  # clang + runtimes: the sanitizer/fuzz step (scripts/ci-sanitize.sh)
+             clang libclang-rt-14-dev  # clang + runtimes: the sanitizer/fuzz step (scripts/ci-sanitize.sh)
+             chromium)  # the HTML report test opens the report in a real headless browser
 fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

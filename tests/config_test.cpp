@@ -61,6 +61,13 @@ python = "/usr/bin/python3"
   EXPECT_EQ(c.per_file_ignores[1].selectors, (std::vector<std::string>{"PFL2"}));
 }
 
+TEST(Config, ProbeViewsNextToTheReport) {
+  const Config c = parse_ok("perflint.toml", "report-html = true\ntrace = false\n");
+  EXPECT_TRUE(c.report_html);
+  EXPECT_FALSE(c.trace);
+  EXPECT_FALSE(parse_ok("perflint.toml", "").report_html);
+}
+
 TEST(Config, DefaultsWhenKeysAbsent) {
   Config c = parse_ok(".perflint.toml", "");
   EXPECT_EQ(c.path, ".perflint.toml");
@@ -143,6 +150,9 @@ TEST(ConfigErrors, WrongTypes) {
             "perflint.toml:1:11: 'timeout' must be a number of seconds > 0, got \"60\"");
   EXPECT_EQ(parse_err("perflint.toml", "python = 3\n"),
             "perflint.toml:1:10: 'python' must be the path or name of a Python executable, got 3");
+  EXPECT_EQ(parse_err("perflint.toml", "report-html = \"yes\"\n"),
+            "perflint.toml:1:15: 'report-html' must be true or false, got \"yes\"");
+  EXPECT_EQ(parse_err("perflint.toml", "trace = 1\n"), "perflint.toml:1:9: 'trace' must be true or false, got 1");
   EXPECT_EQ(parse_err("pyproject.toml", "[tool]\nperflint = 1\n"),
             "pyproject.toml:2:12: 'tool.perflint' must be a table, got an integer");
 }

@@ -4,6 +4,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
 
 #include "probe/json_read.hpp"
 #include "tests/cli_support.hpp"
@@ -69,6 +73,33 @@ TEST(ProbeCli, InMemoryLoaderWithAHeavyModelDoesNotConfirmPFL101) {
   EXPECT_EQ(anomaly->get("verdict")->string("state"), "confirmed");
 }
 
+// Config `report-html` / `trace`: written next to -o FILE, also for a run that crashed (the page
+// says it did not reach the steps and shows the output's tail).
+TEST(ProbeCli, ConfigWritesTheHtmlReportAndTraceNextToTheReport) {
+  REQUIRE_TORCH();
+  const auto dir = std::filesystem::temp_directory_path() / ("perflint-views-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream cfg(dir / "perflint.toml");
+    cfg << "report-html = true\ntrace = true\n";
+  }
+  auto r = run_perflint({"--probe", "--steps", "5", "--warmup", "1", "--python", "/usr/bin/python3", "--config",
+                         (dir / "perflint.toml").string(), "--output-format", "json", "-o", (dir / "r.json").string(),
+                         kScripts + "crash_at_3.py"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  std::ifstream html(dir / "r.html"), trace(dir / "r.trace.json");
+  ASSERT_TRUE(html && trace) << "not written next to r.json";
+  std::stringstream h, t;
+  h << html.rdbuf();
+  t << trace.rdbuf();
+  EXPECT_NE(h.str().find("did not reach the requested steps (crash)"), std::string::npos);
+  EXPECT_NE(h.str().find("boom at step 3"), std::string::npos);
+  auto doc = jsonr::parse(t.str(), "trace");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_NE(doc->get("traceEvents"), nullptr);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProbeCli, CrashGivesExitCode3TheTracebackTailAndTheStaticFindings) {
   REQUIRE_TORCH();
   auto r = run_perflint({"--probe", "--steps", "5", "--warmup", "1", "--python", "/usr/bin/python3",
@@ -118,6 +149,9 @@ TEST(ProbeCli, UsageErrors) {
   auto stray = run_perflint({"--steps", "5", "a.py"});
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_NE(stray.err.find("go with --probe"), std::string::npos) << stray.err;
+  auto html = run_perflint({"--report-html", "r.html", "a.py"});
+  EXPECT_EQ(html.exit_code, 2);
+  EXPECT_NE(html.err.find("--report-html, --trace"), std::string::npos) << html.err;
   auto nopython = run_perflint({"--probe", "--python", "/nonexistent/python", kScripts + "crash_at_3.py"});
   EXPECT_EQ(nopython.exit_code, 2);
   EXPECT_NE(nopython.err.find("/nonexistent/python"), std::string::npos) << nopython.err;
