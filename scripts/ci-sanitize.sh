@@ -16,16 +16,17 @@ seconds=${1:-25}
 start=$SECONDS
 status=0
 for target in lint fix config evidence; do
+  log=$(mktemp)
   # A fixed time per target keeps CI's total bounded whatever the machine.
-  if ! scripts/fuzz.sh "$target" "$seconds" -print_final_stats=1 2>"build-fuzz-$target.log"; then
+  if ! scripts/fuzz.sh "$target" "$seconds" -print_final_stats=1 2>"$log"; then
     status=1
     echo "ci-sanitize: fuzz_$target failed; its log:" >&2
-    tail -n 60 "build-fuzz-$target.log" >&2
+    tail -n 60 "$log" >&2
   else
-    grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "build-fuzz-$target.log" | tr '\n' ' ' >&2 || true
+    grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$log" | tr '\n' ' ' >&2 || true
     echo " (fuzz_$target)" >&2
   fi
-  rm -f "build-fuzz-$target.log"
+  rm -f "$log"
 done
 echo "ci-sanitize: $((SECONDS - start)) s" >&2
 exit $status

@@ -111,5 +111,19 @@ TEST(OutputFile, NamingAnInputIsAnErrorAndTheInputIsKept) {
   EXPECT_TRUE(contains(slurp((dir.path() / "out.txt").string()), "PFL301"));
 }
 
+TEST(OutputFile, UnwritableOutputIsExitTwoWithTheReason) {
+  TempDir dir;
+  dir.write("train.py", kFixable);
+  auto missing = run_perflint({"--isolated", "-o", "nodir/report.txt", "train.py"}, dir.str());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(contains(missing.err, "cannot write the report to nodir/report.txt: No such file or directory"))
+      << missing.err;
+  if (fs::exists("/dev/full")) {
+    auto full = run_perflint({"--isolated", "-o", "/dev/full", "train.py"}, dir.str());
+    EXPECT_EQ(full.exit_code, 2);
+    EXPECT_TRUE(contains(full.err, "cannot write the report to /dev/full: No space left on device")) << full.err;
+  }
+}
+
 }  // namespace
 }  // namespace perflint
