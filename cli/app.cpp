@@ -82,7 +82,14 @@ const std::string* first_invalid(const std::vector<std::string>& selectors) {
 }
 
 int run_rules_command(const Options& o) {
-  if (o.command == Options::Command::Rules) return write_stdout(write_rule_list(want_color(o))) ? kClean : kError;
+  if (o.command == Options::Command::Rules) {
+    if (o.format == OutputFormat::Json) return write_stdout(write_rule_list_json()) ? kClean : kError;
+    if (o.format != OutputFormat::Text) {
+      print(stderr, "error: `perflint rules` writes text or json (--output-format json)\n");
+      return kError;
+    }
+    return write_stdout(write_rule_list(want_color(o))) ? kClean : kError;
+  }
   if (find_rule(o.rule) == nullptr) {
     print(stderr, "error: unknown rule '" + o.rule + "'; run 'perflint rules' to list every code and name\n");
     return kError;

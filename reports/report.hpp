@@ -79,6 +79,10 @@ std::string write_report(OutputFormat format, const std::vector<FileResult>& res
 // `perflint rules` (grouped by category, with default severity) and `perflint rule CODE`.
 std::string write_rule_list(bool color);
 std::string write_rule_explanation(std::string_view code_or_name);
+// `perflint rules --output-format json`: one object per rule (code, name, category, severity,
+// summary, cuda_only, tags), in code order.
+std::string write_rule_list_json();
+std::string write_rule_list_json(const std::vector<const RuleInfo*>& rules);
 
 // The same, over an explicit list of rules (write_rule_list passes the registry) and a given doc
 // page (write_rule_explanation passes rule_doc(code)); empty markdown: the summary stands in.

@@ -2,6 +2,7 @@
 // page as plain text). Both read the same embedded docs as SARIF help (STYLE.md rule 8).
 #include <algorithm>
 
+#include "reports/json_util.hpp"
 #include "reports/report.hpp"
 #include "rules/docs.hpp"
 #include "rules/registry.hpp"
@@ -43,6 +44,30 @@ std::string write_rule_list(bool color) {
   std::vector<const RuleInfo*> rules;
   for (const auto& r : all_rules()) rules.push_back(&r->info());
   return write_rule_list(rules, color);
+}
+
+std::string write_rule_list_json(const std::vector<const RuleInfo*>& rules) {
+  json::Value list = json::Array{};
+  for (const auto* r : rules) {
+    json::Value tags = json::Array{};
+    for (const auto t : r->tags) tags.push(t);
+    json::Value rule;
+    rule.set("code", r->code);
+    rule.set("name", r->name);
+    rule.set("category", r->category);
+    rule.set("severity", to_string(r->severity));
+    rule.set("summary", r->summary);
+    rule.set("cuda_only", r->cuda_only);
+    rule.set("tags", std::move(tags));
+    list.push(std::move(rule));
+  }
+  return list.dump() + "\n";
+}
+
+std::string write_rule_list_json() {
+  std::vector<const RuleInfo*> rules;
+  for (const auto& r : all_rules()) rules.push_back(&r->info());
+  return write_rule_list_json(rules);
 }
 
 std::string write_rule_explanation(const RuleInfo& rule, std::string_view markdown) {

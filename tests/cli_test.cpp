@@ -283,6 +283,23 @@ TEST(Cli, RulesListsEveryRegisteredRuleAndRuleExplainsOne) {
   }
 }
 
+TEST(Cli, RulesAsJsonHasOneObjectPerRule) {
+  RunResult r = run_perflint({"rules", "--output-format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.out.starts_with("[")) << r.out;
+  size_t objects = 0;
+  for (size_t at = r.out.find("\"code\": "); at != std::string::npos; at = r.out.find("\"code\": ", at + 1)) ++objects;
+  EXPECT_EQ(objects, all_rules().size());
+  for (const auto& rule : all_rules()) {
+    const RuleInfo& info = rule->info();
+    EXPECT_TRUE(contains(r.out, "\"code\": \"" + std::string(info.code) + "\"")) << info.code;
+    EXPECT_TRUE(contains(r.out, "\"name\": \"" + std::string(info.name) + "\"")) << info.name;
+  }
+  RunResult sarif = run_perflint({"rules", "--output-format", "sarif"});
+  EXPECT_EQ(sarif.exit_code, 2);
+  EXPECT_TRUE(contains(sarif.err, "text or json")) << sarif.err;
+}
+
 TEST(Cli, ConfigErrorExitsTwoBeforeLinting) {
   TempDir t;
   t.write("clean.py", "x = 1\n");

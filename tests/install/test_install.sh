@@ -51,6 +51,12 @@ grep -q "libc6" <<<"$depends" || fail ".deb: Depends should name libc6: '$depend
 grep -Eq "libtomlplusplus|libcupti|libtorch" <<<"$depends" && fail ".deb: unexpected dependency: '$depends'"
 echo "ok: .deb Depends: $depends"
 grep -q "perflint-calibrate" <<<"$(dpkg -c "$deb")" && fail ".deb carries perflint-calibrate (LibTorch)"
+# apt resolves its dependencies on this machine (simulated: the test installs nothing system-wide).
+if command -v apt-get >/dev/null; then
+  sim=$(apt-get install -s -q "$deb" 2>&1) || fail "apt-get install -s ./$(basename "$deb"): $sim"
+  grep -q "^Inst perflint" <<<"$sim" || fail "apt-get install -s: $sim"
+  echo "ok: apt-get install -s ./$(basename "$deb") resolves"
+fi
 dpkg -x "$deb" "$work/debroot"
 check_installed "$work/debroot/usr/bin/perflint" ".deb (dpkg -x into an empty root)"
 [[ -s $work/debroot/usr/share/man/man1/perflint.1 ]] || fail ".deb: no man page"
