@@ -352,6 +352,12 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     if (s.log_tail.empty()) remove_dir();
     return 3;
   }
+  if (evidence->exit_reason == "no_torch") {
+    s.error = "the interpreter " + python->path + " (from " + python->source + ") cannot import torch: " +
+              evidence->traceback + "; choose one that can with --python, PERFLINT_PYTHON or `python` in the config";
+    remove_dir();
+    return 2;
+  }
   const probe::Evidence& e = *evidence;
   if (const auto o = e.tracing_overhead()) {
     char buf[256];

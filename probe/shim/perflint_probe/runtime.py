@@ -85,8 +85,8 @@ class Probe:
             import torch  # noqa: F401  (the probe measures torch scripts)
 
             self.torch = torch
-        except Exception as e:  # no torch: run the script anyway, report what we saw
-            self.exit = {"reason": "crash", "code": 1, "error": "cannot import torch: %s" % e}
+        except Exception as e:  # no torch: nothing to measure; perflint makes it a usage error (exit 2)
+            self.exit = {"reason": "no_torch", "code": 1, "traceback": "%s: %s" % (type(e).__name__, e)}
             self.write()
             return 1
         patches.install(self)
