@@ -277,6 +277,18 @@ int run_lint(const Options& o) {
   const Selection selection = effective_selection(o, config);
   const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
 
+  if (o.probe) {  // the script must be a file before anything runs
+    std::error_code ec;
+    const auto st = std::filesystem::status(o.paths.front(), ec);
+    const std::string why = ec || !std::filesystem::exists(st)      ? "no such file"
+                            : std::filesystem::is_directory(st)      ? "is a directory, not a script"
+                            : !std::filesystem::is_regular_file(st) ? "is not a regular file"
+                                                                     : "";
+    if (!why.empty()) {
+      print(stderr, "error: --probe: " + o.paths.front() + ": " + why + "\n");
+      return kError;
+    }
+  }
   Discovery discovery = discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
   if (const std::string* input = output_input(o.output, discovery)) {
     print(stderr, "error: -o " + o.output + " is the input file " + *input +

@@ -63,8 +63,8 @@ Exit codes:
   0  no findings
   1  findings (or syntax errors); --exit-zero turns this into 0; --diff: something to fix
   2  usage, configuration or I/O error (missing/unreadable file, binary file, symlink loop)
-  3  --probe: the script did not reach the requested steps (crash, timeout, early exit, Ctrl-C);
-     the report still comes out with what was measured
+  3  --probe: the script did not reach the requested steps (crash, timeout, early exit, Ctrl-C,
+     SIGTERM or SIGHUP to perflint); the report still comes out with every step measured
 
 Suppressing a finding:
   loss.item()  # perflint: ignore[PFL201]      this line (codes or names, comma-separated)

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "probe/evidence.hpp"
+#include "probe/evidence_log.hpp"
 #include "probe/runner.hpp"
 #include "probe/verdict.hpp"
 #include "probe/verify.hpp"
@@ -21,17 +23,97 @@
 namespace perflint {
 namespace {
 
-void on_sigint(int) { probe::request_interrupt(); }
+void on_stop_signal(int sig) { probe::request_interrupt(sig); }
 
+// SIGINT, SIGTERM and SIGHUP stop the script's process group; perflint waits for it and still
+// prints the report (exit 3). Installed for the whole probe, verify runs included.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction act {};
+    act.sa_handler = on_stop_signal;
+    sigemptyset(&act.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &act, &old_[i]);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
+
+// The last `lines` lines of the log, read from its last 64 KiB only, each line cut to 1000 bytes
+// (a script that prints a 300 MB line does not get it into the report).
 std::string tail_of(const std::string& path, size_t lines) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  constexpr std::streamoff kWindow = 64 * 1024;
+  constexpr size_t kLine = 1000;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = size > kWindow ? size - kWindow : 0;
+  in.seekg(from);
+  std::string text(static_cast<size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  size_t pos = text.size();
-  for (size_t n = 0; n < lines && pos != std::string::npos && pos > 0; ++n) pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos || pos == 0 ? text : text.substr(pos + 1);
+  std::vector<std::string> out;
+  size_t end = text.size();
+  while (out.size() < lines) {
+    const size_t nl = end == 0 ? std::string::npos : text.rfind('\n', end - 1);
+    const size_t begin = nl == std::string::npos ? 0 : nl + 1;
+    std::string line = text.substr(begin, end - begin);
+    const bool cut_before = begin == 0 && from > 0;  // the line started before the window
+    if (line.size() > kLine || cut_before) {
+      const size_t shown = std::min(line.size(), kLine);
+      line = "[" + std::string(cut_before ? "a line of more than " + std::to_string(line.size()) + " bytes"
+                                          : std::to_string(line.size()) + " bytes") +
+             ", its end shown] " + line.substr(line.size() - shown);
+    }
+    out.push_back(std::move(line));
+    if (nl == std::string::npos) break;
+    end = nl;
+  }
+  std::string joined;
+  for (auto it = out.rbegin(); it != out.rend(); ++it) joined += (joined.empty() ? "" : "\n") + *it;
+  return joined;
+}
+
+// How a run ended when the shim could not say (it died before writing its evidence file).
+void end_from_outcome(const probe::RunOutcome& outcome, probe::Evidence& e) {
+  switch (outcome.end) {
+    case probe::RunOutcome::End::Exited:
+      e.exit_reason = "script_exit";
+      e.exit_code = outcome.exit_code;
+      break;
+    case probe::RunOutcome::End::Signaled:
+      e.exit_reason = "crash";
+      e.exit_code = 128 + outcome.signal;
+      break;
+    case probe::RunOutcome::End::TimedOut: e.exit_reason = "timeout"; break;
+    case probe::RunOutcome::End::Interrupted: e.exit_reason = "interrupted"; break;
+  }
+}
+
+// The run's evidence: the shim's file, else the steps its per-step log kept (a hard death).
+Expected<probe::Evidence> evidence_of(const probe::RunOutcome& outcome, const std::string& path) {
+  auto e = probe::read_evidence(path);
+  if (e || std::filesystem::exists(path)) return e;  // a corrupt file is an error of its own
+  auto recovered = probe::recover_evidence(path);
+  if (!recovered) return make_error("no step was recorded: the script ended before its first step completed");
+  end_from_outcome(outcome, *recovered);
+  return recovered;
+}
+
+// "killed by SIGSEGV" for a signal death, "SIGTERM to perflint" for an interrupt; else empty.
+std::string signal_text(const probe::RunOutcome& outcome) {
+  if (outcome.end == probe::RunOutcome::End::Signaled) return "killed by " + probe::signal_name(outcome.signal);
+  if (outcome.end == probe::RunOutcome::End::Interrupted && outcome.interrupt_signal > 0)
+    return probe::signal_name(outcome.interrupt_signal) + " to perflint";
+  return {};
 }
 
 std::string device_text(const probe::Evidence& e) {
@@ -86,9 +168,11 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
       return e;
     }
     if (outcome->end == probe::RunOutcome::End::Interrupted) interrupted = true;
-    if (auto read = probe::read_evidence(ro.evidence_path)) e = *read;
+    if (auto read = evidence_of(*outcome, ro.evidence_path)) e = *read;
     else e.traceback = tail_of(ro.log_path, 1);  // died before the shim could write (a hard crash)
     if (outcome->end == probe::RunOutcome::End::TimedOut) e.exit_reason = "timeout";
+    if (const std::string sig = signal_text(*outcome); !sig.empty() && e.traceback.empty()) e.traceback = sig;
+    for (const auto& stray : outcome->strays) v.notes.push_back("stopped a process that had left the script's process group: " + stray);
     return e;
   };
 
@@ -234,32 +318,46 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   const bool tty = ::isatty(STDERR_FILENO) && !o.show_output;
   if (tty) ro.tick = progress_line(script, ro.evidence_path, s.warmup + s.steps_requested, s.warmup);
 
-  struct sigaction act {}, old {};
-  act.sa_handler = on_sigint;
-  sigemptyset(&act.sa_mask);
-  ::sigaction(SIGINT, &act, &old);
+  const StopSignals stop_signals;
+  probe::reset_interrupt();
   auto outcome = probe::run_probe(ro);
-  ::sigaction(SIGINT, &old, nullptr);
   if (tty) std::fprintf(stderr, "\r\x1b[K");
-  if (!outcome) {
-    s.error = outcome.error().message;
+  // The probe's directory stays only when the report names a file in it (the log of a failed run).
+  auto remove_dir = [&] {
     std::error_code ec;
     std::filesystem::remove_all(dir_template, ec);
+    s.log_path.clear();
+  };
+  if (!outcome) {
+    s.error = outcome.error().message;
+    remove_dir();
     return 2;
   }
+  s.signal = signal_text(*outcome);
+  for (const auto& stray : outcome->strays)
+    s.strays.push_back(stray);
   s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up, but no traced step came back"
                : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found); "
                                  "bench/probe_overhead.sh measures the shim's cost"
                                : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); "
                                  "bench/probe_overhead.sh measures the shim's cost";
 
-  auto evidence = probe::read_evidence(ro.evidence_path);
+  auto evidence = evidence_of(*outcome, ro.evidence_path);
   if (!evidence) {
+    probe::Evidence none;
+    end_from_outcome(*outcome, none);
     s.error = evidence.error().message;
-    s.exit_reason = outcome->end == probe::RunOutcome::End::TimedOut ? "timeout" : "crash";
-    s.exit_code = outcome->exit_code;
+    s.exit_reason = none.exit_reason;
+    s.exit_code = none.exit_code;
     s.log_tail = tail_of(ro.log_path, 30);
+    if (s.log_tail.empty()) remove_dir();
     return 3;
+  }
+  if (evidence->exit_reason == "no_torch") {
+    s.error = "the interpreter " + python->path + " (from " + python->source + ") cannot import torch: " +
+              evidence->traceback + "; choose one that can with --python, PERFLINT_PYTHON or `python` in the config";
+    remove_dir();
+    return 2;
   }
   const probe::Evidence& e = *evidence;
   if (const auto o = e.tracing_overhead()) {
@@ -286,6 +384,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (outcome->end == probe::RunOutcome::End::TimedOut) s.exit_reason = "timeout";
   if (outcome->end == probe::RunOutcome::End::Interrupted) s.exit_reason = "interrupted";
   if (e.exit_reason == "script_exit" && outcome->end == probe::RunOutcome::End::Exited) s.exit_code = outcome->exit_code;
+  if (outcome->end == probe::RunOutcome::End::Signaled) s.exit_reason = "crash";  // after the shim wrote
   for (const auto& d : probe::diagnose(e)) s.diagnoses.emplace_back(d.kind, d.text);
   // This device's calibration, when `perflint calibrate` has measured it: traced GPU costs become
   // estimates. Only GPU verdicts use it; a missing one is no error.
@@ -305,19 +404,13 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   bool keep_dir = false;
   if (!reached) s.log_tail = tail_of(ro.log_path, 30);
   if (o.verify && reached) {
-    ::sigaction(SIGINT, &act, &old);
     keep_dir = verify_fixes(o, ro, e, e.gpu_traced() || !ro.cupti_library.empty(), dir_template, tty, results, s);
-    ::sigaction(SIGINT, &old, nullptr);
   } else if (o.verify) {
     s.verify = VerifySummary{};
     s.verify->notes.push_back("nothing verified: the first run did not reach the requested steps");
   }
-  // The logs and evidence stay only when the report points at them (a failed run).
-  if (reached && !keep_dir) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_template, ec);
-    s.log_path.clear();
-  }
+  // The logs and evidence stay only when the report points at them (a failed run that printed).
+  if (!keep_dir && (reached || s.log_tail.empty())) remove_dir();
   return reached ? 0 : 3;
 }
 

@@ -2,9 +2,11 @@
 // that the parent drains into the log, a poll loop that enforces the timeout and interrupts.
 #include "probe/runner.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,11 +17,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 namespace perflint::probe {
 namespace {
 
-std::atomic<bool> g_interrupt{false};
+std::atomic<int> g_interrupt{0};  // the signal that asked to stop; 0: none
 
 using Clock = std::chrono::steady_clock;
 
@@ -54,9 +58,66 @@ void write_all(int fd, const char* data, size_t n) {
   }
 }
 
+struct Child {
+  pid_t pid;
+  std::string comm;
+  bool zombie;
+};
+
+// The processes whose parent is this process (from /proc), with their command names.
+std::vector<Child> own_children() {
+  std::vector<Child> out;
+  const pid_t self = ::getpid();
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (const dirent* ent = ::readdir(d)) {
+    char* end = nullptr;
+    const long pid = std::strtol(ent->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::ifstream stat(std::string("/proc/") + ent->d_name + "/stat");
+    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so parse from the last ')'.
+    const auto open = all.find('(');
+    const auto close = all.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
+    long ppid = 0;
+    char state = 0;
+    if (std::sscanf(all.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
+    if (ppid == self) out.push_back({static_cast<pid_t>(pid), all.substr(open + 1, close - open - 1), state == 'Z'});
+  }
+  ::closedir(d);
+  return out;
+}
+
 }  // namespace
 
-void request_interrupt() { g_interrupt = true; }
+void request_interrupt(int sig) { g_interrupt = sig > 0 ? sig : SIGINT; }
+void reset_interrupt() { g_interrupt = 0; }
+bool interrupted() { return g_interrupt != 0; }
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGSYS: return "SIGSYS";
+    default: return "signal " + std::to_string(sig);
+  }
+}
 
 std::optional<PythonChoice> choose_python(const std::string& flag, const std::string& config) {
   if (!flag.empty()) return PythonChoice{flag, "--python"};
@@ -126,9 +187,27 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  RunOutcome out;
+  if (g_interrupt) {  // asked to stop before this run began: do not start the script
+    ::close(log_fd);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    out.end = RunOutcome::End::Interrupted;
+    out.interrupt_signal = g_interrupt;
+    return out;
+  }
+  // Orphans of the script's tree come back to us, not to init, while it runs: they are stopped at
+  // the end (a daemon started with setsid is no longer in the group that the kill reaches).
+  int was_subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper, 0, 0, 0);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  std::set<pid_t> children_before;
+  for (const auto& c : own_children()) children_before.insert(c.pid);
+
   const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
+    ::prctl(PR_SET_CHILD_SUBREAPER, was_subreaper, 0, 0, 0);
     ::close(log_fd);
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
@@ -151,14 +230,38 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
   ::setpgid(pid, pid);  // also from the parent: no race with the child's own call
   ::close(pipe_fds[1]);
 
-  RunOutcome out;
   bool stopping = false;
   Clock::time_point stop_sent{};
   bool pipe_open = true;
   int status = 0;
   bool reaped = false;
   Clock::time_point reaped_at{};
-  g_interrupt = false;
+  // Processes adopted after the script ended (they left its group): SIGTERM at once, SIGKILL after
+  // the grace, each named once in the outcome.
+  std::set<pid_t> strays_seen;
+  bool strays_killed = false;
+  Clock::time_point strays_since{};
+  auto stop_strays = [&] {
+    bool alive = false;
+    for (const auto& c : own_children()) {
+      if (c.pid == pid || children_before.count(c.pid)) continue;
+      if (c.zombie) {  // an adopted process that ended by itself (named only if it was running)
+        int ignored = 0;
+        ::waitpid(c.pid, &ignored, WNOHANG);
+        continue;
+      }
+      alive = true;
+      if (strays_seen.insert(c.pid).second) {
+        out.strays.push_back("pid " + std::to_string(c.pid) + " (" + c.comm + ")");
+        ::kill(c.pid, SIGTERM);
+        if (strays_seen.size() == 1) strays_since = Clock::now();
+      } else if (seconds_since(strays_since) > o.kill_grace_s) {
+        ::kill(c.pid, SIGKILL);
+        strays_killed = true;
+      }
+    }
+    return alive;
+  };
   char buf[1 << 15];
   while (!reaped || pipe_open) {
     if (pipe_open) {
@@ -176,8 +279,9 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
     } else {
       ::usleep(20000);
     }
-    // A process that left the group (setsid) may hold the pipe forever: stop reading after 2 s.
-    if (reaped && pipe_open && seconds_since(reaped_at) > 2.0) pipe_open = false;
+    if (reaped) stop_strays();
+    // A stray that outlives even SIGKILL (uninterruptible sleep) must not hold the run forever.
+    if (reaped && pipe_open && seconds_since(reaped_at) > o.kill_grace_s + 2.0) pipe_open = false;
     if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
       reaped_at = Clock::now();
@@ -190,6 +294,7 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
       if (o.tick) o.tick(elapsed);
       if (!stopping && (elapsed > o.timeout_s || g_interrupt)) {
         out.end = g_interrupt ? RunOutcome::End::Interrupted : RunOutcome::End::TimedOut;
+        out.interrupt_signal = g_interrupt;
         stopping = true;
         stop_sent = Clock::now();
         ::kill(-pid, SIGTERM);  // the shim writes its evidence on SIGTERM
@@ -198,6 +303,13 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
       }
     }
   }
+  // Strays that keep running without the pipe (they closed it, or were sent to /dev/null): wait for
+  // them within the grace, then SIGKILL, so that nothing started by the script is left behind.
+  for (int after_kill = 0; stop_strays(); after_kill += strays_killed ? 1 : 0) {
+    if (after_kill > 100) break;  // SIGKILL sent 2 s ago: in uninterruptible sleep; named anyway
+    ::usleep(20000);
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, was_subreaper, 0, 0, 0);
   ::close(pipe_fds[0]);
   ::close(log_fd);
   out.wall_s = seconds_since(start);

@@ -1,6 +1,9 @@
 // Runs a training script under the probe shim: its own process group, output to a log (optionally
-// streamed), a timeout and Ctrl-C that stop the whole group (SIGTERM, then SIGKILL), and nothing left
-// running afterwards. The evidence file is the shim's business; the runner only says how it ended.
+// streamed), a timeout and Ctrl-C / SIGTERM / SIGHUP that stop the whole group (SIGTERM, then
+// SIGKILL), and nothing left running afterwards: the runner is the child subreaper while the script
+// runs, so processes that left the group (setsid, double fork) come back to it when their parents
+// die; they are stopped too and named. The evidence file is the shim's business; the runner only
+// says how it ended.
 #pragma once
 #include <functional>
 #include <optional>
@@ -35,7 +38,14 @@ struct RunOutcome {
   int exit_code = -1;  // when Exited
   int signal = 0;      // when Signaled
   double wall_s = 0.0;
+  int interrupt_signal = 0;  // when Interrupted: the signal perflint received (SIGINT, SIGTERM, SIGHUP)
+  // Processes that had left the script's process group and were still running when it ended:
+  // "pid 123 (sleep)", each stopped (SIGTERM, then SIGKILL after the grace).
+  std::vector<std::string> strays;
 };
+
+// "SIGSEGV" for SIGSEGV, "signal 42" for a number without a name.
+std::string signal_name(int sig);
 
 // Spawns and waits. Errors are only about starting (no such interpreter, cannot create the log).
 Expected<RunOutcome> run_probe(const RunnerOptions& options);
@@ -57,7 +67,11 @@ std::string find_cupti_library();
 // <exe dir>/../share/perflint/shim (install tree). Empty when neither exists.
 std::string find_shim_dir();
 
-// Set from a SIGINT handler by the CLI; the runner stops the script when it sees it.
-void request_interrupt();
+// Set from the CLI's SIGINT/SIGTERM/SIGHUP handler (async-signal-safe); the runner stops the script
+// when it sees it, and a run started after it does not start the script at all. Sticky until
+// reset_interrupt() (the CLI calls it once, before its first run).
+void request_interrupt(int sig);
+void reset_interrupt();
+bool interrupted();
 
 }  // namespace perflint::probe

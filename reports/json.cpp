@@ -122,6 +122,10 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     Value exit;
     exit.set("reason", p->exit_reason);
     exit.set("code", p->exit_code);
+    exit.set("signal", p->signal.empty() ? Value() : Value(p->signal));
+    Value strays = json::Array{};
+    for (const auto& stray : p->strays) strays.push(Value(stray));
+    exit.set("stopped_strays", std::move(strays));
     probe.set("exit", std::move(exit));
     if (!p->error.empty()) probe.set("error", p->error);
     if (const auto& vs = p->verify) {

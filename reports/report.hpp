@@ -45,6 +45,8 @@ struct ProbeSummary {
   std::vector<std::pair<std::string, int64_t>> gemm_shapes;  // ("MxNxK", calls) seen, most work first
   std::string exit_reason;            // steps_reached | script_exit | crash | timeout | interrupted
   int exit_code = 0;
+  std::string signal;                 // "killed by SIGSEGV" / "SIGTERM to perflint"; empty: none
+  std::vector<std::string> strays;    // processes that had left the script's group, stopped: "pid 12 (sleep)"
   std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)
   std::string log_path;
   std::string log_tail;               // shown when the script did not reach the steps

@@ -292,8 +292,10 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   }
   if (!p.gpu_status.empty() && p.gpu_status != "ok") out += "  GPU tracing   " + p.gpu_status + "\n";
   std::string how = p.exit_reason;
-  if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";
+  if (!p.signal.empty()) how += " (" + p.signal + ")";
+  else if (p.exit_reason == "script_exit" || p.exit_reason == "crash") how += " (exit code " + std::to_string(p.exit_code) + ")";
   out += "  ended         " + how + "\n";
+  for (const auto& stray : p.strays) out += "  left running  " + stray + ": it had left the script's process group; stopped\n";
   if (!p.error.empty()) out += "  error         " + p.error + "\n";
   for (const auto& [kind, text] : p.diagnoses) out += "  " + style.bold(kind) + ": " + text + "\n";
 

@@ -142,6 +142,33 @@ TEST(ProbeCli, ItsTemporaryFilesGoAfterASuccessfulRunAndStayWhenTheReportPointsA
   EXPECT_NE(crash.out.find((kept.front() / "script.log").string()), std::string::npos) << crash.out;
 }
 
+TEST(ProbeCli, AScriptThatIsMissingOrADirectoryIsAUsageErrorBeforeAnythingRuns) {
+  testing::TempDir tmp;
+  auto missing = run_perflint({"--probe", (tmp.path() / "nope.py").string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("nope.py: no such file"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out.find("probe:"), std::string::npos) << "a probe report for a script that is not there";
+  auto dir = run_perflint({"--probe", tmp.str()});
+  EXPECT_EQ(dir.exit_code, 2) << dir.out << dir.err;
+  EXPECT_NE(dir.err.find("is a directory, not a script"), std::string::npos) << dir.err;
+}
+
+TEST(ProbeCli, AnInterpreterWithoutTorchIsAUsageErrorNamingItAndTheImportError) {
+  REQUIRE_TORCH();
+  testing::TempDir tmp;
+  std::filesystem::create_directories(tmp.path() / "torch");
+  std::ofstream(tmp.path() / "torch" / "__init__.py") << "raise ImportError('no torch in this environment')\n";
+  auto r = run_perflint({"--probe", "--python", "/usr/bin/python3", kScripts + "no_optimizer.py"}, ".",
+                        {{"PYTHONPATH", tmp.str()}, {"TMPDIR", tmp.str()}});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the interpreter /usr/bin/python3 (from --python) cannot import torch: ImportError: no torch in "
+                       "this environment"),
+            std::string::npos)
+      << r.err;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
+    EXPECT_NE(entry.path().filename().string().rfind("perflint-probe-", 0), 0u) << "left behind: " << entry.path();
+}
+
 TEST(ProbeCli, UsageErrors) {
   auto two = run_perflint({"--probe", "a.py", "b.py"});
   EXPECT_EQ(two.exit_code, 2);

@@ -4,6 +4,11 @@ Step boundaries come from the optimizer (its step() returns) when the script cre
 first backward, otherwise from backward(). The first `warmup` steps are recorded but excluded from
 the figures perflint prints. After warmup + steps steps the evidence is written and the process
 ends at once (os._exit), so the script's remaining epochs never run.
+
+Every completed step is also appended, as one JSON line, to `<out>.steps` (the first line is a
+header: the evidence so far without steps). When the process dies without writing the evidence file
+(os._exit, a segfault, SIGKILL after ignoring SIGTERM, the OOM killer) perflint rebuilds the
+evidence from that log, so no completed step is lost.
 """
 
 import json
@@ -64,6 +69,7 @@ class Probe:
         self.started = time.perf_counter()
         self.exit = {"reason": "script_exit", "code": 0}
         self.progress_fd = None  # `<out>.progress`: steps done so far, for the runner's progress line
+        self.steps_fd = None  # `<out>.steps`: header line, then one line per completed step (append-only)
         self.cupti = _cupti_library()  # the injection library when the runner loaded it, else None
         self.fixes = list(apply)  # --apply: run-time fixes (fixes.py), installed after the patches
         self.fix_context = None
@@ -79,8 +85,8 @@ class Probe:
             import torch  # noqa: F401  (the probe measures torch scripts)
 
             self.torch = torch
-        except Exception as e:  # no torch: run the script anyway, report what we saw
-            self.exit = {"reason": "crash", "code": 1, "error": "cannot import torch: %s" % e}
+        except Exception as e:  # no torch: nothing to measure; perflint makes it a usage error (exit 2)
+            self.exit = {"reason": "no_torch", "code": 1, "traceback": "%s: %s" % (type(e).__name__, e)}
             self.write()
             return 1
         patches.install(self)
@@ -163,6 +169,7 @@ class Probe:
                 "flags": self.flags(),
             }
         )
+        self._append_step(self.records[-1])
         self.current = StepCounters(time.perf_counter())
         if self.fix_context is not None:
             self.fix_context.reassert()  # after the snapshot: the flags show what the step ran with
@@ -178,6 +185,24 @@ class Probe:
                 self.progress_fd = os.open(self.out + ".progress", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.pwrite(self.progress_fd, b"%10d\n" % done, 0)
         except OSError:
+            pass
+
+    def _append_step(self, record):
+        """One line per completed step in `<out>.steps` (after a header line), so that a hard death keeps
+        every completed step. One write per line on an O_APPEND descriptor: a reader sees whole lines
+        and at most one cut last line, which it drops."""
+        try:
+            lines = []
+            if self.steps_fd is None:
+                self.steps_fd = os.open(self.out + ".steps", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC,
+                                        0o644)
+                header = self.evidence()
+                header.pop("steps", None)
+                header["exit"] = {"reason": "unknown", "code": 0}  # perflint fills it from how the process ended
+                lines.append(json.dumps(header))
+            lines.append(json.dumps(record))
+            os.write(self.steps_fd, ("\n".join(lines) + "\n").encode())
+        except (OSError, TypeError, ValueError):
             pass
 
     def count_sync(self, op, site, cuda):
