@@ -220,6 +220,12 @@ TEST(ConfigErrors, BytesAreCheckedBeforeTomlSeesThem) {
   e = parse_err("perflint.toml", "python = \"\"\"\\\n  \xC2\xA7\"\"\"\n");
   EXPECT_NE(e.find("perflint.toml:1:13: non-ASCII character right after a line-ending backslash"), std::string::npos)
       << e;
+  // A quote where TOML allows no string (found by fuzzing with toml++ compiled in, under UBSan): toml++
+  // reads `9"=l...` as one bare value and looks up the non-ASCII code point as whitespace.
+  e = parse_err("perflint.toml", "ignore = 9\"=l\xEF\xB5\xBFgnore = 9\"= rl]\n");
+  EXPECT_EQ(e, "perflint.toml:1:14: non-ASCII character outside a string or a comment") << e;
+  // Quoted keys, dotted keys and inline tables still open strings.
+  EXPECT_EQ(parse_ok("perflint.toml", "\"severity\" = {\"PFL501\" = 'warning'}  # caf\xC3\xA9\n").severity.size(), 1u);
   // Non-ASCII in strings and comments is fine, and so is a BOM.
   Config c = parse_ok("perflint.toml",
                       "\xEF\xBB\xBF# r\xC3\xA9sum\xC3\xA9\nexclude = [\"donn\xC3\xA9"

@@ -49,6 +49,11 @@ size_t escape_length(std::string_view t, size_t i) {
 
 std::optional<Error> check_toml_bytes(std::string_view text, const std::string& path) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
+  // The last non-blank character seen outside strings and comments ('\n' at a line start): a string
+  // can only open after one of these (a key at a line start, after `.` `{` `,`; a value after `=`
+  // `[` `,`; a table header after `[`).
+  char prev = '\n';
+  auto opens_string = [](char p) { return p == '\n' || p == '=' || p == '[' || p == ',' || p == '{' || p == '.'; };
   uint32_t line = 1, column = 1;
   auto at = [&](const std::string& what) {
     return make_error(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
@@ -67,21 +72,32 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     if (n > 1 && (in == In::Code)) return at("non-ASCII character outside a string or a comment");
     switch (in) {
       case In::Code:
-        if (c == '#') in = In::Comment;
-        else if (starts(i, "\"\"\"")) in = In::MultiBasic, step = 3;
-        else if (starts(i, "'''")) in = In::MultiLiteral, step = 3;
-        else if (c == '"') in = In::Basic;
-        else if (c == '\'') in = In::Literal;
+        if (c == '#') {
+          in = In::Comment;
+        } else if ((c == '"' || c == '\'') && !opens_string(prev)) {
+          // Not where TOML allows a string (`9"...`): toml++ reads on as a bare value and looks up
+          // non-ASCII code points as whitespace (undefined for most of them), so the bytes after it
+          // stay "code" here and any non-ASCII one among them is refused.
+        } else if (starts(i, "\"\"\"")) {
+          in = In::MultiBasic, step = 3;
+        } else if (starts(i, "'''")) {
+          in = In::MultiLiteral, step = 3;
+        } else if (c == '"') {
+          in = In::Basic;
+        } else if (c == '\'') {
+          in = In::Literal;
+        }
+        if (c != ' ' && c != '\t' && c != '\r') prev = c;
         break;
       case In::Comment:
-        if (c == '\n') in = In::Code;
+        if (c == '\n') in = In::Code, prev = '\n';
         break;
       case In::Basic:
         if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') step = escape_length(text, i);
-        else if (c == '"' || c == '\n') in = In::Code;
+        else if (c == '"' || c == '\n') in = In::Code, prev = c;
         break;
       case In::Literal:
-        if (c == '\'' || c == '\n') in = In::Code;
+        if (c == '\'' || c == '\n') in = In::Code, prev = c;
         break;
       case In::MultiBasic:
         if (c == '\\') {
@@ -97,14 +113,14 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
             step = escape_length(text, i);
           }
         } else if (starts(i, "\"\"\"")) {
-          in = In::Code;
+          in = In::Code, prev = '"';
           step = 3;
           while (step < 5 && i + step < text.size() && text[i + step] == '"') ++step;
         }
         break;
       case In::MultiLiteral:
         if (starts(i, "'''")) {
-          in = In::Code;
+          in = In::Code, prev = '\'';
           step = 3;
           while (step < 5 && i + step < text.size() && text[i + step] == '\'') ++step;
         }
