@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# score.sh BINARY — rerun BINARY on the round-4 corpus (same command as the baseline) and score it
+# score.sh BINARY — rerun BINARY on the round-5 corpus (same command as the baseline) and score it
 # against the hand judgements in judged.tsv and the hand-found misses in misses.tsv.
 #   precision = TP / (TP + FP); debatable findings are excluded from it (and listed apart).
 #   recall    = found TPs / (found TPs + misses still missing), on the hand-read files only
