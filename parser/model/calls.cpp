@@ -107,10 +107,11 @@ bool Model::Impl::dict_entries(TSNode expr, TSNode function, std::vector<Argumen
         for (TSNode p : c.positional)
           if (!dict_entries(p, scope, out, depth + 1)) return false;
       }
-      for (const auto& a : all_assigns) {
-        if (!is(a.target, "subscript")) continue;
-        TSNode base = field(a.target, "value");
-        if (!is(base, "identifier") || t(base) != name) continue;
+      const auto& subscripted = bindings().by_subscripted;
+      const auto entries = subscripted.find(name);
+      if (entries == subscripted.end()) return true;
+      for (size_t ai : entries->second) {
+        const Assign& a = all_assigns[ai];
         TSNode sub = field(a.target, "subscript");
         if (!is(sub, "string") || ts_node_named_child_count(sub) != 3) return false;
         out.push_back({t(ts_node_named_child(sub, 1)), a.value, {}, a.statement});

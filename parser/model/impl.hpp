@@ -323,6 +323,10 @@ struct Model::Impl {
   struct Bindings {
     std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
     std::unordered_set<ScopeName, ScopeNameHash> opaque;
+    // Indices in all_assigns, in document order, so that no look-up scans every assignment:
+    std::unordered_map<std::string_view, std::vector<size_t>> by_name;         // `name = ...`, any scope
+    std::unordered_map<std::string_view, std::vector<size_t>> by_subscripted;  // `name[...] = ...`
+    std::unordered_map<NodeKey, std::vector<size_t>, NodeKeyHash> by_function; // innermost function
   };
   mutable std::optional<Bindings> bindings_;
   const Bindings& bindings() const;

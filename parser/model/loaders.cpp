@@ -250,8 +250,11 @@ void Model::Impl::collect_loaders() {
           names.push_back(params[k + skip]);
       }
       if (names.empty()) continue;
-      for (const auto& a : all_assigns) {
-        if (!ts::same(a.ctx.function, functions[fi].node)) continue;
+      const auto& by_function = bindings().by_function;
+      const auto in_fn = by_function.find(key(functions[fi].node));
+      static const std::vector<size_t> kNone;
+      for (size_t ai : in_fn == by_function.end() ? kNone : in_fn->second) {
+        const Assign& a = all_assigns[ai];
         TSNode r = root_identifier(a.value);
         if (!null(r) && std::find(names.begin(), names.end(), t(r)) != names.end()) bound_names(a.target, text, names);
       }

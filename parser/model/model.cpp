@@ -88,8 +88,11 @@ const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->
 
 std::vector<TSNode> Model::assigned_values(std::string_view name) const {
   std::vector<TSNode> out;
-  for (const auto& a : impl_->all_assigns)
-    if (is(a.target, "identifier") && impl_->t(a.target) == name) out.push_back(a.value);
+  const auto& by_name = impl_->bindings().by_name;
+  const auto assigned = by_name.find(name);
+  if (assigned == by_name.end()) return out;
+  out.reserve(assigned->second.size());
+  for (size_t ai : assigned->second) out.push_back(impl_->all_assigns[ai].value);
   return out;
 }
 

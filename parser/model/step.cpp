@@ -10,8 +10,12 @@ bool Model::Impl::optimizer_like(TSNode recv) const {
   if (icontains(name, "optim") || icontains(name, "opt")) return true;
   // Assigned from torch.optim.X(...).
   if (is(recv, "identifier")) {
-    for (const auto& a : all_assigns) {
-      if (!is(a.target, "identifier") || t(a.target) != t(recv) || !is(a.value, "call")) continue;
+    const auto& by_name = bindings().by_name;
+    const auto assigned = by_name.find(t(recv));
+    if (assigned == by_name.end()) return false;
+    for (size_t ai : assigned->second) {
+      const Assign& a = all_assigns[ai];
+      if (!is(a.value, "call")) continue;
       const std::string q = qualname_of(field(a.value, "function"));
       if (q.rfind("torch.optim.", 0) == 0 && q.find("lr_scheduler") == std::string::npos) return true;
     }

@@ -6,9 +6,17 @@ namespace perflint {
 const Model::Impl::Bindings& Model::Impl::bindings() const {
   if (!bindings_) {
     Bindings& b = bindings_.emplace();
-    for (size_t i = 0; i < all_assigns.size(); ++i)
-      if (is(all_assigns[i].target, "identifier"))
-        b.assigns[scope_key(all_assigns[i].ctx.function, t(all_assigns[i].target))].push_back(i);
+    for (size_t i = 0; i < all_assigns.size(); ++i) {
+      const Assign& a = all_assigns[i];
+      if (is(a.target, "identifier")) {
+        b.assigns[scope_key(a.ctx.function, t(a.target))].push_back(i);
+        b.by_name[t(a.target)].push_back(i);
+      } else if (is(a.target, "subscript")) {
+        TSNode base = field(a.target, "value");
+        if (is(base, "identifier")) b.by_subscripted[t(base)].push_back(i);
+      }
+      if (!null(a.ctx.function)) b.by_function[key(a.ctx.function)].push_back(i);
+    }
     b.opaque.insert(opaque_names.begin(), opaque_names.end());
   }
   return *bindings_;
