@@ -31,5 +31,20 @@ for target in lint fix config evidence; do
   fi
   rm -f "$log"
 done
+# The CLI tests again, against a perflint built with the same sanitizers (the suite's own binary runs
+# them; PERFLINT_TEST_BINARY points them at this one): UB or a memory error on any path they drive
+# (bad input, --fix, config, discovery, reports) fails CI. About 30 s.
+fuzz_build=${PERFLINT_FUZZ_BUILD:-build-fuzz}
+cmake --build "$fuzz_build" --target perflint >&2
+if [[ -x build/tests/perflint_tests ]]; then
+  if ! PERFLINT_TEST_BINARY="$PWD/$fuzz_build/perflint" build/tests/perflint_tests --gtest_brief=1 \
+      --gtest_filter='Cli*:BadInput*:FixCli*:FixWrite*:ConfigErrors*:Config*:OutputFile*:Discover*:CrossFile*:Examples*' >&2; then
+    status=1
+    echo "ci-sanitize: the CLI tests failed against the sanitized perflint ($fuzz_build/perflint)" >&2
+  fi
+else
+  echo "ci-sanitize: build/tests/perflint_tests not built: the CLI tests were not run under sanitizers" >&2
+  status=1
+fi
 echo "ci-sanitize: $((SECONDS - start)) s" >&2
 exit $status

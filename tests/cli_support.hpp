@@ -133,11 +133,18 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
   return r;
 }
 
+// The perflint the CLI tests run: the one built beside them, or PERFLINT_TEST_BINARY (the sanitizer
+// step of CI runs the CLI tests against a perflint built with ASan + UBSan: scripts/ci-sanitize.sh).
+inline std::string perflint_binary() {
+  const char* other = std::getenv("PERFLINT_TEST_BINARY");
+  return other && *other ? std::string(other) : std::string(PERFLINT_BINARY);
+}
+
 // Runs the built perflint (see run_program).
 inline RunResult run_perflint(const std::vector<std::string>& args, const std::string& cwd = ".",
                               std::map<std::string, std::string> env = {}, int timeout_s = 120,
                               bool drop_root = false) {
-  return run_program(PERFLINT_BINARY, args, cwd, std::move(env), timeout_s, drop_root);
+  return run_program(perflint_binary(), args, cwd, std::move(env), timeout_s, drop_root);
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
