@@ -224,6 +224,8 @@ TEST(ConfigErrors, BytesAreCheckedBeforeTomlSeesThem) {
   // reads `9"=l...` as one bare value and looks up the non-ASCII code point as whitespace.
   e = parse_err("perflint.toml", "ignore = 9\"=l\xEF\xB5\xBFgnore = 9\"= rl]\n");
   EXPECT_EQ(e, "perflint.toml:1:14: non-ASCII character outside a string or a comment") << e;
+  e = parse_err("perflint.toml", "snore = 9.\"=l\xEF\xB5\xBFgnr#\" = 9\"= rl]\n");  // the quote inside a bare value
+  EXPECT_EQ(e, "perflint.toml:1:14: non-ASCII character outside a string or a comment") << e;
   // Quoted keys, dotted keys and inline tables still open strings.
   EXPECT_EQ(parse_ok("perflint.toml", "\"severity\" = {\"PFL501\" = 'warning'}  # caf\xC3\xA9\n").severity.size(), 1u);
   // Non-ASCII in strings and comments is fine, and so is a BOM.

@@ -53,6 +53,7 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
   // can only open after one of these (a key at a line start, after `.` `{` `,`; a value after `=`
   // `[` `,`; a table header after `[`).
   char prev = '\n';
+  bool bare = false;  // inside a value that is not a string, array or table
   auto opens_string = [](char p) { return p == '\n' || p == '=' || p == '[' || p == ',' || p == '{' || p == '.'; };
   uint32_t line = 1, column = 1;
   auto at = [&](const std::string& what) {
@@ -74,7 +75,7 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
       case In::Code:
         if (c == '#') {
           in = In::Comment;
-        } else if ((c == '"' || c == '\'') && !opens_string(prev)) {
+        } else if ((c == '"' || c == '\'') && (bare || !opens_string(prev))) {
           // Not where TOML allows a string (`9"...`): toml++ reads on as a bare value and looks up
           // non-ASCII code points as whitespace (undefined for most of them), so the bytes after it
           // stay "code" here and any non-ASCII one among them is refused.
@@ -87,6 +88,13 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
         } else if (c == '\'') {
           in = In::Literal;
         }
+        // A value that is not a string, array or table (`9`, `true`, `1979-05-27`, or junk): toml++
+        // reads it up to the next terminator, so quotes inside it open nothing.
+        if (bare && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' || c == '#'))
+          bare = false;
+        else if (!bare && (prev == '=' || prev == '[' || prev == ',') && c != ' ' && c != '\t' && c != '\r' &&
+                 c != '\n' && c != '"' && c != '\'' && c != '[' && c != '{' && c != '#' && c != ']' && c != ',')
+          bare = true;
         if (c != ' ' && c != '\t' && c != '\r') prev = c;
         break;
       case In::Comment:
