@@ -120,7 +120,8 @@ class Model {
   const CallInfo* call(TSNode call_node) const;
   const std::vector<CallInfo>& calls() const;
   Value evaluate(TSNode expr) const;
-  // Right-hand sides of every `name = ...` in the file (any scope), in document order.
+  // Right-hand sides of every `name = ...` in the file (any scope), in document order; a dotted name
+  // (`self.stream`) matches assignments to that attribute spelled the same way.
   std::vector<TSNode> assigned_values(std::string_view name) const;
   const ArgOption* arg_option(std::string_view dest) const;
   // True when the file imports the module (or something under it): imports("torch").

@@ -55,19 +55,3 @@ std::optional<Note> via_dict_note(const Model& model, const Emitter& out, const 
 }
 
 }  // namespace perflint
-
-namespace perflint {
-
-std::vector<TSNode> values_assigned_to(const Model& model, std::string_view target) {
-  if (target.find('.') == std::string_view::npos) return model.assigned_values(target);
-  std::vector<TSNode> out;
-  for (TSNode a : model.nodes_of_kind("assignment")) {
-    TSNode left = ts::field(a, "left");
-    if (!ts::is(left, "attribute") || model.text(left) != target) continue;
-    TSNode right = ts::field(a, "right");
-    if (!ts_node_is_null(right)) out.push_back(right);
-  }
-  return out;
-}
-
-}  // namespace perflint

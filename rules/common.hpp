@@ -3,7 +3,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "parser/model.hpp"
 #include "rules/rule.hpp"
@@ -31,13 +30,5 @@ std::string origin_note_text(std::string_view param, const Value& value);
 std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value);
 // When an argument came through a `**dict`: "pin_memory comes from the dict `kwargs` (line N)".
 std::optional<Note> via_dict_note(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name);
-
-}  // namespace perflint
-
-namespace perflint {
-
-// Right-hand sides of every `target = ...` in the file whose target is written exactly `target`:
-// a name (as Model::assigned_values) or a dotted attribute (`self.softmax`, `self.end_event`).
-std::vector<TSNode> values_assigned_to(const Model& model, std::string_view target);
 
 }  // namespace perflint

@@ -326,6 +326,7 @@ struct Model::Impl {
     // Indices in all_assigns, in document order, so that no look-up scans every assignment:
     std::unordered_map<std::string_view, std::vector<size_t>> by_name;         // `name = ...`, any scope
     std::unordered_map<std::string_view, std::vector<size_t>> by_subscripted;  // `name[...] = ...`
+    std::unordered_map<std::string_view, std::vector<size_t>> by_attribute;    // `self.x = ...`, by its text
     std::unordered_map<NodeKey, std::vector<size_t>, NodeKeyHash> by_function; // innermost function
   };
   mutable std::optional<Bindings> bindings_;

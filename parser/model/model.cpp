@@ -88,7 +88,8 @@ const ArgOption* Model::arg_option(std::string_view dest) const { return impl_->
 
 std::vector<TSNode> Model::assigned_values(std::string_view name) const {
   std::vector<TSNode> out;
-  const auto& by_name = impl_->bindings().by_name;
+  const auto& bindings = impl_->bindings();
+  const auto& by_name = name.find('.') == std::string_view::npos ? bindings.by_name : bindings.by_attribute;
   const auto assigned = by_name.find(name);
   if (assigned == by_name.end()) return out;
   out.reserve(assigned->second.size());

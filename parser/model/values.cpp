@@ -11,6 +11,8 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
       if (is(a.target, "identifier")) {
         b.assigns[scope_key(a.ctx.function, t(a.target))].push_back(i);
         b.by_name[t(a.target)].push_back(i);
+      } else if (is(a.target, "attribute")) {
+        b.by_attribute[t(a.target)].push_back(i);
       } else if (is(a.target, "subscript")) {
         TSNode base = field(a.target, "value");
         if (is(base, "identifier")) b.by_subscripted[t(base)].push_back(i);

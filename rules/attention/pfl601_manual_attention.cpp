@@ -219,7 +219,7 @@ bool is_softmax_holder(const Model& model, const CallInfo& call) {
   const std::string_view name = model.text(f);
   const std::string_view last = name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
   if (last.find("softmax") == std::string_view::npos && last.find("sm") == std::string_view::npos) return false;
-  for (TSNode v : values_assigned_to(model, model.text(f))) {
+  for (TSNode v : model.assigned_values(model.text(f))) {
     v = unparen(v);
     if (ts::is(v, "call")) v = ts::field(v, "function");
     const std::string q = model.qualname(v);

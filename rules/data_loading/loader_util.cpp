@@ -341,7 +341,7 @@ bool made_on_gpu(const Model& model, TSNode n) {
   };
   if (on_gpu_call(n)) return true;
   if (!ts::is(n, "identifier") && !ts::is(n, "attribute")) return false;
-  for (TSNode v : values_assigned_to(model, model.text(n)))
+  for (TSNode v : model.assigned_values(model.text(n)))
     if (on_gpu_call(v)) return true;
   return false;
 }

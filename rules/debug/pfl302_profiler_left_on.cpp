@@ -111,7 +111,7 @@ class RulePFL302 final : public Rule {
   static bool is_accelerate_profile(const Model& model, const CallInfo& c) {
     if (c.method != "profile" || !c.qualname.empty() || ts_node_is_null(c.receiver)) return false;
     if (!ts::is(c.receiver, "identifier") && !ts::is(c.receiver, "attribute")) return false;
-    for (TSNode v : values_assigned_to(model, model.text(c.receiver))) {
+    for (TSNode v : model.assigned_values(model.text(c.receiver))) {
       const CallInfo* made = ts::is(v, "call") ? model.call(v) : nullptr;
       if (made && (made->qualname == "accelerate.Accelerator" || made->qualname == "accelerate.accelerator.Accelerator"))
         return true;

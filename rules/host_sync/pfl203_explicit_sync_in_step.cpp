@@ -29,7 +29,7 @@ std::string_view stream_or_event(const Model& model, const CallInfo& call) {
   TSNode r = call.receiver;
   if (ts::is(r, "call")) return kind(model.qualname(ts::field(r, "function")));
   if (!ts::is(r, "identifier") && !ts::is(r, "attribute")) return {};
-  for (TSNode v : values_assigned_to(model, model.text(r)))
+  for (TSNode v : model.assigned_values(model.text(r)))
     if (ts::is(v, "call"))
       if (auto k = kind(model.qualname(ts::field(v, "function"))); !k.empty()) return k;
   return {};
