@@ -370,14 +370,14 @@ int run_lint(const Options& o) {
   int code = exit_code_for(results, o.exit_zero);
   if (o.probe && !write_probe_views(o, config, results, report, probe_summary, probe_ranks)) code = kError;
   if (probe_status == 3 && code != kError) code = 3;  // the script did not reach the steps
-  // Only the text report on stdout shows errors and notices to the user; otherwise they would sit
-  // unseen in a file or a JSON field, so they are repeated on stderr.
-  if (o.format != OutputFormat::Text || !o.output.empty()) {
-    for (const auto& r : results) {
-      for (const auto& e : r.errors)
-        if (e.kind == FileError::Kind::Io) print(stderr, e.path + ": error: " + e.message + "\n");
-      for (const auto& n : r.notices) print(stderr, n.path + ": notice: " + n.message + "\n");
-    }
+  // What could not be read, and notices (a FIFO skipped), go to stderr in every format, as ruff
+  // does: stdout carries only the report (text with its syntax errors, or the JSON/SARIF document,
+  // which also lists them).
+  for (const auto& r : results) {
+    for (const auto& e : r.errors)
+      if (e.kind != FileError::Kind::Syntax)
+        print(stderr, (e.path.empty() ? r.path : e.path) + ": error: " + e.message + "\n");
+    for (const auto& n : r.notices) print(stderr, (n.path.empty() ? r.path : n.path) + ": notice: " + n.message + "\n");
   }
   if (o.output.empty()) {
     if (!write_stdout(text)) {

@@ -220,17 +220,27 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
       if (!by_fix.count(fix)) order.push_back(fix);
       by_fix[fix].push_back(&f);
     }
+  const std::string script_dir = std::filesystem::absolute(s.script).parent_path().string();
+  // A fix whose run shows an effect is run once more before the effect is claimed (probe::settle).
+  auto confirm = [&](Verification& result, const std::vector<std::string>& apply, const std::string& label) {
+    if (interrupted || !probe::wants_confirmation(result)) return;
+    probe::add_repeat(result, b, run(apply, label + " (repeat)"));
+  };
   std::vector<std::string> working;
+  std::vector<Verification> working_results;
   double predicted = 0.0;
   bool any_prediction = false;
   for (const auto& fix : order) {
     if (interrupted) break;
-    const probe::Evidence e = run({fix}, fix);
+    const std::string label = probe::fix_label(fix, script_dir);
+    const probe::Evidence e = run({fix}, label);
     Verification result = probe::compare(fix, b, e);
+    result.label = label;
     if (result.status == "broke-script") {
       result.error += " (its output: " + log_of(k) + ")";
       keep_logs = true;
     }
+    confirm(result, {fix}, label);
     double cost = 0.0;
     bool has_cost = false;
     for (Finding* f : by_fix[fix]) {
@@ -246,28 +256,30 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
     }
     if (result.status == "broke-script" || result.status == "not-applied") continue;
     working.push_back(fix);
+    working_results.push_back(result);
     predicted += cost;
     any_prediction = any_prediction || has_cost;
   }
   if (!working.empty() && !interrupted) {
     v.fixes = working;
-    const probe::Evidence e = run(working, "all fixes");
-    const Verification all = probe::compare("", b, e);
-    v.all_status = all.status;
-    v.all_step_ms = all.step_ms;
-    v.all_saving_ms = all.saving_ms_per_step;
-    v.all_error = all.error;
+    for (const auto& f : working) v.fix_labels.push_back(probe::fix_label(f, script_dir));
+    if (working.size() == 1) {
+      v.all = working_results.front();  // the same run: a second one could only contradict it
+    } else {
+      Verification all = probe::compare("", b, run(working, "all fixes"));
+      if (all.status == "broke-script") {
+        all.error += " (its output: " + log_of(k) + ")";
+        keep_logs = true;
+      }
+      confirm(all, working, "all fixes");
+      v.all = std::move(all);
+    }
     if (any_prediction) v.all_predicted_ms = predicted;
-    if (all.step_ms && *all.step_ms > 0.0) v.all_speedup = b.median_ms / *all.step_ms;
   }
   if (order.empty()) v.notes.push_back("no finding with a run-time fix was confirmed or inconclusive: nothing to re-run");
   else if (working.empty() && !interrupted)
     v.notes.push_back("no all-fixes run: every fix broke the script or never took effect");
   if (interrupted) v.notes.push_back("interrupted: the runs after Ctrl-C were not made");
-  if (v.all_status == "broke-script") {
-    v.all_error += " (its output: " + log_of(k) + ")";
-    keep_logs = true;
-  }
   s.verify = std::move(v);
   return keep_logs;
 }

@@ -63,8 +63,17 @@ Verdict judge_workers(const Finding& f, const Evidence& e) {
     return make(State::Refuted, "at run time num_workers=" + std::to_string(l->num_workers) +
                                     " (the default was overridden)");
   if (l->batches == 0) return make(State::Inconclusive, "this DataLoader was not iterated during the probed steps");
-  // One batch per step: the loader's mean wait per batch is its cost per step.
-  const double cost = l->wait_ms / l->batches;
+  // One batch per step: the loader's mean wait per batch is its cost per step. The loader's total
+  // includes the warm-up batches (the slowest: first imports, cold caches); when it is the only
+  // loader iterated, the measured steps' own data waits are the same cost on the same base as the
+  // step it is a share of.
+  double cost = l->wait_ms / l->batches;
+  const auto iterated = std::count_if(e.loaders.begin(), e.loaders.end(), [](const LoaderEvidence& x) { return x.batches > 0; });
+  if (const auto measured = e.measured(); iterated == 1 && !measured.empty()) {
+    double wait = 0.0;
+    for (const auto* st : measured) wait += st->data_wait_ms;
+    cost = wait / static_cast<double>(measured.size());
+  }
   const double share = per_step_share(cost, e);
   const std::string what = "num_workers=0 at run time; each step waits " + fmt(cost) +
                            " ms for its batch (mean step " + fmt(e.mean_step_ms()) + " ms)";

@@ -2,6 +2,7 @@
 #include "probe/verify.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "probe/verdict.hpp"
 #include "rules/rule.hpp"
@@ -98,11 +99,78 @@ Verification compare(const std::string& fix, const Baseline& baseline, const Evi
       return v;
     }
   }
-  v.step_ms = run_figure(fixed).step_ms;
-  v.saving_ms_per_step = baseline.median_ms - *v.step_ms;
-  const double s = *v.saving_ms_per_step;
-  v.status = s > baseline.spread_ms ? "measured" : s < -baseline.spread_ms ? "slower" : "no-effect";
+  v.runs_ms.push_back(run_figure(fixed).step_ms);
+  settle(v, baseline);
   return v;
+}
+
+void settle(Verification& v, const Baseline& baseline) {
+  v.spread_ms = baseline.spread_ms;
+  if (v.runs_ms.empty()) return;
+  // -1 slower, 0 within the spread, +1 faster: the same test for every run.
+  auto side = [&](double step) {
+    const double saving = baseline.median_ms - step;
+    return saving > baseline.spread_ms ? 1 : saving < -baseline.spread_ms ? -1 : 0;
+  };
+  const auto closest = std::min_element(v.runs_ms.begin(), v.runs_ms.end(), [&](double a, double b) {
+    return std::abs(a - baseline.median_ms) < std::abs(b - baseline.median_ms);
+  });
+  bool faster = false, slower = false;
+  for (double r : v.runs_ms) {
+    faster = faster || side(r) > 0;
+    slower = slower || side(r) < 0;
+  }
+  if (faster && slower) {
+    v.status = "noisy";
+    v.step_ms.reset();
+    v.saving_ms_per_step.reset();
+    return;
+  }
+  v.step_ms = *closest;
+  v.saving_ms_per_step = baseline.median_ms - *closest;
+  const int s = side(*closest);  // every run on one side when the closest one is
+  v.status = s > 0 ? "measured" : s < 0 ? "slower" : "no-effect";
+}
+
+bool wants_confirmation(const Verification& v) {
+  return v.runs_ms.size() == 1 && (v.status == "measured" || v.status == "slower");
+}
+
+void add_repeat(Verification& v, const Baseline& baseline, const Evidence& again) {
+  const Verification second = compare(v.fix, baseline, again);
+  if (second.runs_ms.empty()) {  // broke or not applied this time: keep the first, say so
+    v.error = "its repeat did not complete (" + second.status + (second.error.empty() ? "" : ": " + second.error) + ")";
+    return;
+  }
+  v.runs_ms.push_back(second.runs_ms.front());
+  settle(v, baseline);
+}
+
+std::string fix_label(const std::string& fix, const std::string& script_dir) {
+  const size_t at = fix.find('@');
+  const std::string what = fix.substr(0, at);
+  std::string where;
+  if (at != std::string::npos) {
+    where = fix.substr(at + 1);
+    std::string dir = script_dir;
+    if (!dir.empty() && dir.back() != '/') dir += '/';
+    if (!dir.empty() && where.compare(0, dir.size(), dir) == 0) where = where.substr(dir.size());
+  }
+  std::string out;
+  if (what.rfind("workers=", 0) == 0) out = "num_workers=" + what.substr(8);
+  else if (what == "pin_memory") out = "pin_memory=True";
+  else if (what == "persistent_workers") out = "persistent_workers=True";
+  else if (what == "non_blocking") out = "non_blocking=True on host-to-device copies";
+  else if (what == "no_anomaly") out = "anomaly detection off";
+  else if (what == "no_profiler") out = "profiler off";
+  else if (what == "no_launch_blocking") out = "CUDA_LAUNCH_BLOCKING unset";
+  else if (what == "no_deterministic") out = "deterministic algorithms off";
+  else if (what == "tf32") out = "TF32 matmuls on";
+  else if (what == "no_checkpoint") out = "activation checkpointing off";
+  else if (what == "set_to_none") out = "zero_grad(set_to_none=True)";
+  else if (what == "cudnn_benchmark") out = "cudnn.benchmark=True";
+  else out = what;
+  return where.empty() ? out : out + " at " + where;
 }
 
 }  // namespace perflint::probe

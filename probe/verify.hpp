@@ -38,4 +38,23 @@ Baseline make_baseline(const std::vector<RunFigure>& runs);
 // partial: a fix that broke the script). A saving is "measured" only when it exceeds the spread.
 Verification compare(const std::string& fix, const Baseline& baseline, const Evidence& fixed);
 
+// The one comparison rule, for single fixes and the all-fixes run alike, over every run of a fix
+// (`v.runs_ms`): an effect (measured / slower) is claimed only when every run lies beyond the
+// baseline's spread on the same side; the figure kept is the run closest to the baseline (the
+// smallest claim), so that a label never contradicts its numbers. A run inside the spread makes it
+// no-effect (and is the figure shown); runs on both sides make it "noisy" (no figure claimed).
+void settle(Verification& v, const Baseline& baseline);
+
+// A run that shows an effect is repeated once before the effect is claimed: one slow run (another
+// process, a frequency change) must not read as "this fix makes it slower".
+bool wants_confirmation(const Verification& v);
+
+// Adds a repeat run of the same fix and settles again. A repeat that broke the script or did not
+// apply the fix leaves the first result unchanged except for a note in `error`.
+void add_repeat(Verification& v, const Baseline& baseline, const Evidence& again);
+
+// What a fix does, for people: "num_workers=2 at train.py:20", "anomaly detection off". Sites are
+// shown relative to `script_dir` when they are inside it.
+std::string fix_label(const std::string& fix, const std::string& script_dir);
+
 }  // namespace perflint::probe

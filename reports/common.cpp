@@ -159,6 +159,14 @@ void Value::dump_to(std::string& out, int indent) const {
 }  // namespace json
 }  // namespace perflint
 
+namespace perflint {
+std::optional<double> VerifySummary::all_speedup() const {
+  if (!all || !all->step_ms || *all->step_ms <= 0.0) return std::nullopt;
+  if (all->status != "measured" && all->status != "slower") return std::nullopt;
+  return baseline_ms / *all->step_ms;
+}
+}  // namespace perflint
+
 namespace perflint::report_detail {
 
 const std::string* find_source(const ReportOptions& options, std::string_view path) {
@@ -219,17 +227,48 @@ std::string percent(double share) {
   return buf;
 }
 
+std::string runs_text(const Verification& x) {
+  if (x.runs_ms.size() < 2) return {};
+  std::string out = std::to_string(x.runs_ms.size()) + " runs: ";
+  for (size_t i = 0; i < x.runs_ms.size(); ++i) out += (i ? ", " : "") + ms(x.runs_ms[i]);
+  return out + " ms";
+}
+
+namespace {
+// What one verification measured, after "FIX: " (single fixes) or "all fixes: ".
+std::string outcome_text(const Verification& x, const std::optional<double>& predicted) {
+  if (x.status == "broke-script") return "the fix broke the script (" + x.error + ")";
+  if (x.status == "not-applied") return "not applied (" + x.error + ")";
+  std::string details = "baseline spread " + ms(x.spread_ms.value_or(0)) + " ms";
+  if (predicted) details += ", predicted " + ms(*predicted);
+  if (const std::string runs = runs_text(x); !runs.empty()) details += "; " + runs;
+  if (x.status == "noisy")
+    return "no effect claimed: its runs fell on both sides of the baseline (" + details + ")";
+  if (x.status == "measured") return "measured saving " + ms(*x.saving_ms_per_step) + " ms/step (" + details + ")";
+  if (x.status == "slower") return "slower by " + ms(-*x.saving_ms_per_step) + " ms/step (" + details + ")";
+  return "no measurable effect: " + ms(x.saving_ms_per_step.value_or(0)) + " ms/step is within the noise (" + details + ")";
+}
+}  // namespace
+
 std::string verification_line(const Verification& x, const std::optional<double>& predicted) {
   std::string out = "verify: ";
   if (x.status == "no-runtime-fix") return out + "no run-time fix for this rule (apply it in the file and probe again)";
-  out += x.fix + ": ";
-  if (x.status == "broke-script") return out + "the fix broke the script (" + x.error + ")";
-  if (x.status == "not-applied") return out + "not applied (" + x.error + ")";
-  const std::string pred = predicted ? ", predicted " + ms(*predicted) : std::string();
-  const std::string spread = " (baseline spread " + ms(x.spread_ms.value_or(0)) + " ms" + pred + ")";
-  if (x.status == "measured") return out + "measured saving " + ms(*x.saving_ms_per_step) + " ms/step" + spread;
-  if (x.status == "slower") return out + "slower by " + ms(-*x.saving_ms_per_step) + " ms/step" + spread;
-  return out + "no measurable effect: " + ms(x.saving_ms_per_step.value_or(0)) + " ms/step is within the noise" + spread;
+  return out + (x.label.empty() ? x.fix : x.label) + ": " + outcome_text(x, predicted);
+}
+
+std::string all_fixes_line(const VerifySummary& v) {
+  if (!v.all) return {};
+  const Verification& x = *v.all;
+  if (x.status == "broke-script") return "together they broke the script: " + x.error;
+  std::string out;
+  if (x.step_ms) out = ms(*x.step_ms) + " ms/step: ";
+  out += outcome_text(x, v.all_predicted_ms);
+  if (const auto s = v.all_speedup()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", *s);
+    out += ", speed-up " + std::string(buf);
+  }
+  return out;
 }
 
 std::string html_escape(std::string_view s) {

@@ -28,6 +28,10 @@ std::string ms(double v);
 std::string percent(double share);
 // --verify: what the run with a finding's fix applied measured, against the predicted cost.
 std::string verification_line(const Verification& x, const std::optional<double>& predicted);
+// The all-fixes run in words (text and HTML say the same thing).
+std::string all_fixes_line(const VerifySummary& v);
+// "2 runs: 251, 248 ms" when a fix was run more than once, else empty.
+std::string runs_text(const Verification& x);
 
 // HTML text and attribute escaping; ill-formed UTF-8 becomes U+FFFD.
 std::string html_escape(std::string_view s);

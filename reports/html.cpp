@@ -385,13 +385,8 @@ std::string verify_block(const VerifySummary& v) {
   }
   if (!v.fixes.empty()) {
     std::string fixes;
-    for (const auto& f : v.fixes) fixes += (fixes.empty() ? "" : ", ") + f;
-    out += "<li>all fixes together (" + esc(fixes) + "): ";
-    if (v.all_status == "broke-script") out += "they broke the script: " + esc(v.all_error);
-    else if (v.all_step_ms)
-      out += ms(*v.all_step_ms) + " ms/step, saving " + ms(v.all_saving_ms.value_or(0)) + " ms/step" +
-             (v.all_speedup ? ", speed-up " + num(*v.all_speedup, 2) + "x" : "") + " (" + esc(v.all_status) + ")";
-    out += "</li>";
+    for (const auto& f : v.fix_labels.empty() ? v.fixes : v.fix_labels) fixes += (fixes.empty() ? "" : ", ") + f;
+    out += "<li>all fixes together (" + esc(fixes) + "): " + esc(report_detail::all_fixes_line(v)) + "</li>";
   }
   for (const auto& n : v.notes) out += "<li>note: " + esc(n) + "</li>";
   return out + "</ul>";

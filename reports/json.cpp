@@ -63,9 +63,13 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
           v.set("measured_saving_ms_per_step", x->saving_ms_per_step ? Value(*x->saving_ms_per_step) : Value());
           v.set("measured_spread_ms", x->spread_ms ? Value(*x->spread_ms) : Value());
           Value ver;
+          Value fix_runs = json::Array{};
+          for (double r : x->runs_ms) fix_runs.push(Value(r));
           ver.set("fix", x->fix);
+          ver.set("label", x->label.empty() ? Value() : Value(x->label));
           ver.set("status", x->status);
           ver.set("step_ms", x->step_ms ? Value(*x->step_ms) : Value());
+          ver.set("runs_ms", std::move(fix_runs));
           ver.set("error", x->error.empty() ? Value() : Value(x->error));
           v.set("verify", std::move(ver));
         }
@@ -139,12 +143,19 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
       ver.set("spread_ms", vs->spread_ms);
       ver.set("workers", vs->workers);
       all.set("fixes", std::move(fixes));
-      all.set("status", vs->all_status.empty() ? Value() : Value(vs->all_status));
-      all.set("step_ms", opt(vs->all_step_ms));
-      all.set("saving_ms_per_step", opt(vs->all_saving_ms));
+      Value labels = json::Array{}, all_runs = json::Array{};
+      for (const auto& l : vs->fix_labels) labels.push(Value(l));
+      const Verification none;
+      const Verification& a = vs->all ? *vs->all : none;
+      for (double r : a.runs_ms) all_runs.push(Value(r));
+      all.set("labels", std::move(labels));
+      all.set("status", a.status.empty() ? Value() : Value(a.status));
+      all.set("step_ms", opt(a.step_ms));
+      all.set("runs_ms", std::move(all_runs));
+      all.set("saving_ms_per_step", opt(a.saving_ms_per_step));
       all.set("predicted_ms_per_step", opt(vs->all_predicted_ms));
-      all.set("speedup", opt(vs->all_speedup));
-      all.set("error", vs->all_error.empty() ? Value() : Value(vs->all_error));
+      all.set("speedup", opt(vs->all_speedup()));
+      all.set("error", a.error.empty() ? Value() : Value(a.error));
       ver.set("all_fixes", std::move(all));
       ver.set("notes", std::move(notes));
       probe.set("verify", std::move(ver));

@@ -21,10 +21,14 @@ struct VerifySummary {
   double baseline_ms = 0.0;              // their median
   double spread_ms = 0.0;                // their max − min: savings below it are noise
   int workers = 0;                       // the DataLoader worker count the workers fix used
-  std::vector<std::string> fixes;        // every fix of the all-fixes run
-  std::string all_status;                // as Verification::status; empty: no fix to apply
-  std::optional<double> all_step_ms, all_saving_ms, all_predicted_ms, all_speedup;
-  std::string all_error;
+  std::vector<std::string> fixes;        // every fix of the all-fixes run (shim ids)
+  std::vector<std::string> fix_labels;   // the same, for people ("num_workers=2 at train.py:20")
+  // The all-fixes run, judged by the same rule as each fix (probe::settle); absent: no such run.
+  // When only one fix works, it is that fix's own result (no second, possibly contradicting run).
+  std::optional<Verification> all;
+  std::optional<double> all_predicted_ms;  // the sum of the fixes' measured costs, where measured
+  // baseline / all-fixes step, only when the all-fixes run is "measured" or "slower".
+  std::optional<double> all_speedup() const;
   std::vector<std::string> notes;        // e.g. a baseline repeat that failed
 };
 

@@ -154,15 +154,15 @@ void write_finding(std::string& out, std::string_view path, const Finding& f, co
   for (const auto& n : f.notes) out += s.pad() + " " + eq + " " + style.bold("note") + ": " + note_text(n) + "\n";
 }
 
+// Syntax errors are part of the report (a diagnostic at a line, as ruff shows them); errors reading a
+// file and notices are the CLI's to print on stderr, whatever the format.
 void write_errors(std::string& out, const FileResult& r, const Style& style) {
   for (const auto& e : r.errors) {
+    if (e.kind != FileError::Kind::Syntax) continue;
     out += style.bold(e.path.empty() ? r.path : e.path);
     if (e.position) out += cat(":", std::to_string(e.position->line), ":", std::to_string(e.position->column));
     out += cat(": ", style.severity(Severity::Error, "error"), ": ", e.message, "\n");
   }
-  for (const auto& n : r.notices)
-    out += style.bold(n.path.empty() ? r.path : n.path) + ": " + style.severity(Severity::Info, "notice") + ": " +
-           n.message + "\n";
 }
 
 std::string summary(const std::vector<FileResult>& results, bool unsafe) {
@@ -199,7 +199,7 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe) {
     if (unsafe_more) out += " (" + std::to_string(unsafe_more) + " more with `--unsafe-fixes`)";
     out += ".\n";
   }
-  if (unlintable) out += plural(unlintable, "file", "files") + " could not be linted.\n";
+  if (unlintable) out += plural(unlintable, "file", "files") + " could not be linted (the errors are on stderr).\n";
   return out;
 }
 
@@ -249,20 +249,9 @@ std::string verify_section(const VerifySummary& v, const Style& style) {
   }
   if (!v.fixes.empty()) {
     std::string fixes;
-    for (const auto& f : v.fixes) fixes += (fixes.empty() ? "" : ", ") + f;
+    for (const auto& f : v.fix_labels.empty() ? v.fixes : v.fix_labels) fixes += (fixes.empty() ? "" : ", ") + f;
     out += "  all fixes     " + fixes + "\n";
-    if (v.all_status == "broke-script") {
-      out += "                together they broke the script: " + v.all_error + "\n";
-    } else if (v.all_step_ms) {
-      out += "                " + ms(*v.all_step_ms) + " ms/step: saving " + ms(v.all_saving_ms.value_or(0)) + " ms/step";
-      if (v.all_speedup) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.2fx", *v.all_speedup);
-        out += ", speed-up " + std::string(buf);
-      }
-      if (v.all_predicted_ms) out += ", predicted " + ms(*v.all_predicted_ms) + " ms/step";
-      out += v.all_status == "measured" ? " (measured)\n" : " (" + v.all_status + ": within the baseline spread or worse)\n";
-    }
+    if (v.all) out += "                " + report_detail::all_fixes_line(v) + "\n";
   }
   for (const auto& n : v.notes) out += "  note: " + n + "\n";
   return out;

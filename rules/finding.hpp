@@ -51,10 +51,14 @@ struct RuleInfo;
 // again, and the difference against the repeated baseline runs.
 struct Verification {
   std::string fix;     // as the shim applied it, e.g. "workers=2@/src/train.py:20"; empty: none exists
-  std::string status;  // measured | no-effect | slower | broke-script | not-applied | no-runtime-fix
-  std::optional<double> saving_ms_per_step;  // median baseline mean step − the fixed run's mean step
-  std::optional<double> spread_ms;           // max − min of the baseline runs' mean steps
-  std::optional<double> step_ms;             // the fixed run's mean measured step
+  std::string label;   // what the fix does, for people: "num_workers=2 at train.py:20"
+  // measured | no-effect | slower | noisy | broke-script | not-applied | no-runtime-fix. measured and
+  // slower need every run of the fix beyond the spread on the same side; noisy: runs on both sides.
+  std::string status;
+  std::optional<double> saving_ms_per_step;  // baseline median step − step_ms
+  std::optional<double> spread_ms;           // the baseline's noise (probe::Baseline::spread_ms)
+  std::optional<double> step_ms;             // of the run closest to the baseline (the smallest claim)
+  std::vector<double> runs_ms;               // the median step of each run with this fix
   std::string error;   // broke-script / not-applied: what happened
 };
 

@@ -41,7 +41,9 @@ TEST(BadInput, NonexistentPath) {
   TempDir t;
   RunResult r = lint_with_other(t, "missing.py");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "missing.py: error: No such file or directory")) << r.out;
+  EXPECT_TRUE(contains(r.err, "missing.py: error: No such file or directory")) << r.err;
+  EXPECT_FALSE(contains(r.out, "missing.py")) << r.out;  // stdout is the report only (issue 11 #15)
+  EXPECT_TRUE(contains(r.out, "1 file could not be linted (the errors are on stderr)")) << r.out;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -52,7 +54,7 @@ TEST(BadInput, UnreadableFile) {
   if (!can_test_permissions(t, f)) GTEST_SKIP() << "this user can read a mode-000 file";
   RunResult r = lint_with_other(t, "secret.py", {}, /*drop_root=*/true);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "secret.py: error: Permission denied")) << r.out;
+  EXPECT_TRUE(contains(r.err, "secret.py: error: Permission denied")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -64,7 +66,7 @@ TEST(BadInput, UnreadableDirectory) {
   if (!can_test_permissions(t, d)) GTEST_SKIP() << "this user can read a mode-000 directory";
   RunResult r = lint_with_other(t, "locked", {}, /*drop_root=*/true);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "locked: error: cannot read directory: Permission denied")) << r.out;
+  EXPECT_TRUE(contains(r.err, "locked: error: cannot read directory: Permission denied")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -75,7 +77,7 @@ TEST(BadInput, DirectorySymlinkLoop) {
   RunResult r = lint_with_other(t, "pkg");
   ASSERT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "pkg/sub/up: error: directory symlink loop (points back to pkg); skipped")) << r.out;
+  EXPECT_TRUE(contains(r.err, "pkg/sub/up: error: directory symlink loop (points back to pkg); skipped")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -98,8 +100,8 @@ TEST(BadInput, BinaryFileNamedPy) {
   t.write("tool.py", elf);
   RunResult r = lint_with_other(t, "tool.py");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "tool.py: error: ")) << r.out;
-  EXPECT_TRUE(contains(r.out, "binary")) << r.out;
+  EXPECT_TRUE(contains(r.err, "tool.py: error: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "binary")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -108,8 +110,8 @@ TEST(BadInput, InvalidUtf8) {
   t.write("latin1.py", "name = 'Jos\xe9'\n");
   RunResult r = lint_with_other(t, "latin1.py");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "latin1.py")) << r.out;
-  EXPECT_TRUE(contains(r.out, "UTF-8")) << r.out;
+  EXPECT_TRUE(contains(r.err, "latin1.py")) << r.err;
+  EXPECT_TRUE(contains(r.err, "UTF-8")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -118,8 +120,8 @@ TEST(BadInput, NulBytes) {
   t.write("nul.py", std::string("x = 1\n\0y = 2\n", 13));
   RunResult r = lint_with_other(t, "nul.py");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "nul.py: error: ")) << r.out;
-  EXPECT_TRUE(contains(r.out, "NUL")) << r.out;
+  EXPECT_TRUE(contains(r.err, "nul.py: error: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "NUL")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -179,7 +181,7 @@ TEST(BadInput, FileOverTheSizeLimitIsSkippedWithANotice) {
   t.write("big.py", std::string(2047, '#') + "\n");
   RunResult r = lint_with_other(t, "big.py", {"--max-file-size", "1KiB"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // not an error: other.py decides the exit code
-  EXPECT_TRUE(contains(r.out, "big.py: notice: skipped: 2 KiB is over the 1 KiB limit (max-file-size)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "big.py: notice: skipped: 2 KiB is over the 1 KiB limit (max-file-size)")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -189,10 +191,10 @@ TEST(BadInput, SizeLimitDefaultIsTenMiB) {
   t.write("huge.py", big);
   RunResult r = run_perflint({"huge.py"}, t.str());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "huge.py: notice: skipped: 10489856 bytes is over the 10485760 bytes limit (max-file-size)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "huge.py: notice: skipped: 10489856 bytes is over the 10485760 bytes limit (max-file-size)")) << r.err;
 }
 
-TEST(BadInput, ErrorsReachStderrWhenTheReportIsNotTextOnStdout) {
+TEST(BadInput, ErrorsGoToStderrInEveryFormat) {
   TempDir t;
   RunResult r = lint_with_other(t, "missing.py", {"--output-format", "json"});
   EXPECT_EQ(r.exit_code, 2);
@@ -206,8 +208,8 @@ TEST(BadInput, Utf16FileIsNamedAsSuch) {
   t.write("u16.py", std::string("\xFF\xFE" "i\0m\0p\0o\0r\0t\0 \0t\0o\0r\0c\0h\0\n\0", 26));
   RunResult r = lint_with_other(t, "u16.py");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "u16.py: error: file is UTF-16 encoded")) << r.out;
-  EXPECT_FALSE(contains(r.out, "NUL byte")) << r.out;
+  EXPECT_TRUE(contains(r.err, "u16.py: error: file is UTF-16 encoded")) << r.err;
+  EXPECT_FALSE(contains(r.err, "NUL byte")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -219,7 +221,7 @@ TEST(BadInput, FifoNamedExplicitlyIsAnErrorNotAHang) {
   RunResult r = run_perflint({"pipe.py", "other.py"}, t.str(), {}, /*timeout_s=*/20);
   ASSERT_FALSE(r.timed_out) << "perflint blocked on the FIFO";
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "pipe.py: error: not a regular file (a FIFO)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "pipe.py: error: not a regular file (a FIFO)")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 
@@ -230,7 +232,7 @@ TEST(BadInput, FifoFoundInADirectoryIsSkippedWithANotice) {
   RunResult r = run_perflint({"src"}, t.str(), {}, /*timeout_s=*/20);
   ASSERT_FALSE(r.timed_out) << "perflint blocked on the FIFO";
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the syntax error in other.py; the FIFO is no error
-  EXPECT_TRUE(contains(r.out, "src/pipe.py: notice: skipped: not a regular file (a FIFO)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "src/pipe.py: notice: skipped: not a regular file (a FIFO)")) << r.err;
   EXPECT_TRUE(contains(r.out, "src/other.py:1:7")) << r.out;
 }
 
@@ -239,7 +241,7 @@ TEST(BadInput, DeviceNamedExplicitlyIsAnError) {
   RunResult r = lint_with_other(t, "/dev/zero");
   ASSERT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_TRUE(contains(r.out, "/dev/zero: error: not a regular file (a character device)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "/dev/zero: error: not a regular file (a character device)")) << r.err;
   EXPECT_TRUE(contains(r.out, kOtherReported)) << r.out;
 }
 

@@ -232,15 +232,19 @@ TEST(Cli, OutputIsTheSameForAnyJobCount) {
   EXPECT_FALSE(one.out.empty());
   EXPECT_EQ(one.out, four.out);
   EXPECT_EQ(one.out, all.out);
+  EXPECT_EQ(one.err, four.err);  // the unreadable files, on stderr, in the same order too
+  EXPECT_EQ(one.err, all.err);
   EXPECT_EQ(one.exit_code, four.exit_code);
   RunResult json1 = run_perflint({"--jobs", "1", "--output-format", "json"}, t.str());
   RunResult json4 = run_perflint({"--jobs", "4", "--output-format", "json"}, t.str());
   EXPECT_EQ(json1.out, json4.out);
-  // Sorted by path: a/ before b/c/ before top-level f*.py (errors: f0, f7, f14; findings: f6, f1, f11).
+  // Sorted by path: a/ before b/c/ before top-level f*.py (NUL-byte errors on stderr: f0, f7, f14;
+  // findings: f6, f1, f11).
   const auto at = [&](const std::string& s) { return one.out.find(s); };
-  ASSERT_NE(at("f14.py: error"), std::string::npos) << one.out;
-  EXPECT_LT(at("a/f0.py: error"), at("b/c/f7.py: error"));
-  EXPECT_LT(at("b/c/f7.py: error"), at("f14.py: error"));
+  const auto err_at = [&](const std::string& s) { return one.err.find(s); };
+  ASSERT_NE(err_at("f14.py: error"), std::string::npos) << one.err;
+  EXPECT_LT(err_at("a/f0.py: error"), err_at("b/c/f7.py: error"));
+  EXPECT_LT(err_at("b/c/f7.py: error"), err_at("f14.py: error"));
   if (contains(one.out, "PFL301")) {
     EXPECT_LT(at("a/f6.py:2:1:"), at("b/c/f1.py:2:1:"));
     EXPECT_LT(at("b/c/f1.py:2:1:"), at("\nf11.py:2:1:"));
@@ -322,7 +326,7 @@ TEST(Cli, ConfigExcludeAndMaxFileSizeApply) {
   RunResult r = run_perflint({}, t.str());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_FALSE(contains(r.out, "gen/broken.py")) << r.out;
-  EXPECT_TRUE(contains(r.out, "big.py: notice: skipped")) << r.out;
+  EXPECT_TRUE(contains(r.err, "big.py: notice: skipped")) << r.err;
   // The command line wins over the config.
   RunResult bigger = run_perflint({"--max-file-size", "1MiB"}, t.str());
   EXPECT_FALSE(contains(bigger.out, "big.py")) << bigger.out;

@@ -215,51 +215,47 @@ TEST(ProbeCliVerify, AnomalyModeOffIsMeasuredAndTheTextReportShowsIt) {
   auto r = run_perflint({"--probe", "--verify", "--steps", "5", "--warmup", "2", "--python", "/usr/bin/python3",
                          "--no-color", kScripts + "anomaly_small_ops.py"});
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("verify: no_anomaly: measured saving"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verify: anomaly detection off: measured saving"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("median of 3 runs"), std::string::npos) << r.out;  // --verify-runs defaults to 3
   EXPECT_NE(r.out.find("speed-up"), std::string::npos) << r.out;
 }
 
 TEST(ProbeCliVerify, RemovingUnneededCheckpointingIsMeasured) {
   REQUIRE_TORCH();
-  // The recompute is about a quarter of this small model's step: clear on a quiet machine, but ctest
-  // runs other tests beside it, and a busy core can make the baseline's noise exceed it. A saving
-  // that exists shows in one of three attempts; the fix and its status are checked every time.
-  std::string last;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    auto r = run_perflint({"--probe", "--verify", "--steps", "6", "--warmup", "2", "--python", "/usr/bin/python3",
-                           "--output-format", "json", kScripts + "checkpointed.py"});
-    auto doc = jsonr::parse(r.out, "stdout");
-    ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
-    const jsonr::Node* v = verify_of(*doc, "PFL501");
-    ASSERT_NE(v, nullptr) << r.out;
-    EXPECT_EQ(v->string("fix"), "no_checkpoint");
-    const std::string status = v->string("status").value_or("");
-    ASSERT_TRUE(status != "broke-script" && status != "not-applied") << r.out;  // it ran, and took effect
-    if (status == "measured") return;
-    last = r.out;
-  }
-  ADD_FAILURE() << "removing checkpointing was not measured as a saving in three attempts:\n" << last;
+  // The recompute is about a quarter of this small model's step, well beyond the noise of a machine
+  // that runs this test alone (RUN_SERIAL); the saving must show in the run and in its repeat. Its
+  // steps are short (~14 ms): 20 of them keep each run's median steady (6 gave a 40% spread).
+  auto r = run_perflint({"--probe", "--verify", "--steps", "20", "--warmup", "3", "--python", "/usr/bin/python3",
+                         "--output-format", "json", kScripts + "checkpointed.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* v = verify_of(*doc, "PFL501");
+  ASSERT_NE(v, nullptr) << r.out;
+  EXPECT_EQ(v->string("fix"), "no_checkpoint");
+  EXPECT_EQ(v->string("status"), "measured") << r.out;
+  EXPECT_EQ(v->get("runs_ms")->items.size(), 2u) << r.out;  // the effect was confirmed by a repeat
 }
 
 TEST(ProbeCliVerify, AFixWithNoEffectIsReportedAsSuch) {
   REQUIRE_TORCH();
   // Anomaly mode around three large matrix products: its per-op cost is far below the step's noise.
-  // Any A/B comparison can land outside the noise by chance (a few percent of the time with three
-  // baseline runs), so a second attempt is allowed before the test fails; the fix never has an effect.
-  std::string last;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    auto r = run_perflint({"--probe", "--verify", "--steps", "5", "--warmup", "2", "--python", "/usr/bin/python3",
-                           "--output-format", "json", kScripts + "anomaly_few_big_ops.py"});
-    auto doc = jsonr::parse(r.out, "stdout");
-    ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
-    const jsonr::Node* v = verify_of(*doc, "PFL301");
-    ASSERT_NE(v, nullptr) << r.out;
-    EXPECT_EQ(v->string("fix"), "no_anomaly");
-    if (v->string("status") == "no-effect") return;
-    last = r.out;
-  }
-  ADD_FAILURE() << "the fix was not reported as having no effect, twice:\n" << last;
+  // One run of the fix can land outside the noise by chance (a busy machine: CI once measured one
+  // run 55% slower); the probe repeats a run that shows an effect and claims one only when both
+  // show it, so the tool itself, not a retry here, keeps such a run from reading as an effect.
+  auto r = run_perflint({"--probe", "--verify", "--steps", "5", "--warmup", "2", "--python", "/usr/bin/python3",
+                         "--output-format", "json", kScripts + "anomaly_few_big_ops.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* v = verify_of(*doc, "PFL301");
+  ASSERT_NE(v, nullptr) << r.out;
+  EXPECT_EQ(v->string("fix"), "no_anomaly");
+  EXPECT_EQ(v->string("label"), "anomaly detection off");
+  EXPECT_EQ(v->string("status"), "no-effect") << r.out;
+  // The only fix: the all-fixes result is that same run, not a second one that could contradict it.
+  const jsonr::Node* all = doc->get("probe")->get("verify")->get("all_fixes");
+  EXPECT_EQ(all->string("status"), v->string("status")) << r.out;
+  EXPECT_EQ(all->num("step_ms"), v->num("step_ms")) << r.out;
+  EXPECT_FALSE(all->num("speedup")) << r.out;  // no speed-up is printed beside "no effect"
 }
 
 TEST(ProbeCliVerify, AFixThatBreaksTheScriptIsReportedWithItsError) {

@@ -90,5 +90,49 @@ TEST(ProbeVerify, AFixThatBreaksTheScriptOrNeverTakesEffectIsSaidSo) {
   EXPECT_EQ(took.status, "measured");
 }
 
+TEST(ProbeVerify, AnEffectIsClaimedOnlyWhenEveryRunShowsItAndTheSmallestClaimIsKept) {
+  const Baseline b = make_baseline({{20.0, 0.0}, {21.0, 0.0}, {22.0, 0.0}});  // median 21, spread 2
+  Verification v = compare("no_anomaly", b, run(40.0));  // one slow run: another process, say
+  EXPECT_EQ(v.status, "slower");
+  EXPECT_TRUE(wants_confirmation(v));
+  add_repeat(v, b, run(20.5));  // the repeat is inside the spread: no effect, and that is the figure shown
+  EXPECT_EQ(v.status, "no-effect");
+  EXPECT_FALSE(wants_confirmation(v));  // one repeat at most
+  EXPECT_DOUBLE_EQ(*v.step_ms, 20.5);
+  EXPECT_DOUBLE_EQ(*v.saving_ms_per_step, 0.5);
+  EXPECT_EQ(v.runs_ms, (std::vector<double>{40.0, 20.5}));
+
+  Verification fast = compare("no_anomaly", b, run(12.0));
+  add_repeat(fast, b, run(15.0));  // both beyond the spread: measured, with the smaller saving
+  EXPECT_EQ(fast.status, "measured");
+  EXPECT_DOUBLE_EQ(*fast.saving_ms_per_step, 6.0);
+
+  Verification split = compare("no_anomaly", b, run(12.0));
+  add_repeat(split, b, run(30.0));  // one each side: nothing is claimed, no figure that could contradict it
+  EXPECT_EQ(split.status, "noisy");
+  EXPECT_FALSE(split.saving_ms_per_step);
+  EXPECT_FALSE(split.step_ms);
+
+  Verification calm = compare("no_anomaly", b, run(21.5));
+  EXPECT_FALSE(wants_confirmation(calm));  // no effect needs no second run
+
+  Verification kept = compare("no_anomaly", b, run(12.0));
+  add_repeat(kept, b, run(5.0, "crash"));  // a repeat that failed leaves the first result, and says so
+  EXPECT_EQ(kept.status, "measured");
+  EXPECT_EQ(kept.runs_ms.size(), 1u);
+  EXPECT_NE(kept.error.find("repeat"), std::string::npos);
+}
+
+TEST(ProbeVerify, FixesAreNamedByWhatTheyDo) {
+  EXPECT_EQ(fix_label("workers=2@/abs/proj/train.py:20", "/abs/proj"), "num_workers=2 at train.py:20");
+  EXPECT_EQ(fix_label("workers=2@/abs/proj/data/load.py:7", "/abs/proj/"), "num_workers=2 at data/load.py:7");
+  EXPECT_EQ(fix_label("pin_memory@/elsewhere/x.py:3", "/abs/proj"), "pin_memory=True at /elsewhere/x.py:3");
+  EXPECT_EQ(fix_label("persistent_workers@/abs/proj/train.py:20", "/abs/proj"),
+            "persistent_workers=True at train.py:20");
+  EXPECT_EQ(fix_label("no_anomaly", "/abs/proj"), "anomaly detection off");
+  EXPECT_EQ(fix_label("set_to_none", ""), "zero_grad(set_to_none=True)");
+  EXPECT_EQ(fix_label("something_new", ""), "something_new");  // an id the labels do not know yet
+}
+
 }  // namespace
 }  // namespace perflint::probe
