@@ -12,6 +12,23 @@ bool is_dataloader_call(const CallInfo& call) {
   return q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader";
 }
 
+bool inference_only(const Model& model) {
+  if (model.has_step_loop()) return false;
+  bool says_so = false;
+  for (const auto& c : model.calls()) {
+    const std::string_view q = c.qualname, m = c.method;
+    if (m == "backward" || m == "train" || q == "torch.autograd.backward" || q == "torch.autograd.grad") return false;
+    if (q.rfind("torch.optim.", 0) == 0) return false;  // an optimizer or a scheduler is built here
+    if (m == "step" || m == "zero_grad") return false;   // optimizer.step(): trained through a wrapper
+    if (q == "torch.no_grad" || q == "torch.inference_mode" || (m == "eval" && c.positional.empty())) says_so = true;
+    if (m == "requires_grad_" && !c.positional.empty()) {
+      const Value v = model.evaluate(c.positional.front());
+      if (v.truthy() == false) says_so = true;
+    }
+  }
+  return says_so;
+}
+
 std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, std::string_view name) {
   static constexpr std::array<std::string_view, 15> order = {
       "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",

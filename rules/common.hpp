@@ -11,6 +11,12 @@ namespace perflint {
 
 bool is_dataloader_call(const CallInfo& call);
 
+// A file that only evaluates models: it has no training step (no step loop, no `.backward()`, no
+// optimizer, no `.train()`) and says it does not train (`.eval()`, `requires_grad_(False)`,
+// `torch.no_grad()`, `torch.inference_mode()`). Metrics and quantisation scripts set TF32 off or
+// determinism on deliberately, for reproducible numbers: the run-mode rules stay quiet there.
+bool inference_only(const Model& model);
+
 // A DataLoader keyword's value, with DataLoader's positional order (dataset, batch_size, shuffle,
 // sampler, batch_sampler, num_workers, collate_fn, pin_memory, drop_last, timeout,
 // worker_init_fn, multiprocessing_context, generator, prefetch_factor, persistent_workers).

@@ -46,7 +46,7 @@ bool Model::Impl::guarded(const Frame& f) const {
   auto it = guard_cache.find(key(f.node));
   if (it == guard_cache.end()) {
     // An interval guard (`if step % 100 == 0`), or a branch that ends the run (`raise`, exit).
-    const bool g = is_interval_guard(f.condition) ||
+    const bool g = is_interval_guard(f.condition) || runs_once(f.node, f.condition) ||
                    ends_the_run(ts_node_child_by_field_id(f.node, fields().consequence));
     it = guard_cache.emplace(key(f.node), g).first;
   }
@@ -92,7 +92,75 @@ Context Model::Impl::context_by_climbing(TSNode n) const {
   return context_from_path(path, n);
 }
 
-bool Model::Impl::is_interval_guard(TSNode cond) const {
+namespace {
+TSNode unparenthesized(TSNode n) {
+  while (!ts_node_is_null(n) && ts::kind(n) == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    n = ts_node_named_child(n, 0);
+  return n;
+}
+}  // namespace
+
+bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
+  cond = unparenthesized(cond);
+  if (null(cond)) return false;
+  // The tested name: `X is None` or `not X`, X a name or an attribute (`self.ema`).
+  TSNode tested{};
+  if (is(cond, "comparison_operator") && ts_node_child_count(cond) == 3) {
+    TSNode op = ts_node_child(cond, 1), rhs = ts_node_child(cond, 2);
+    if (t(op) == "is" && is(rhs, "none")) tested = ts_node_child(cond, 0);
+  } else if (is(cond, "not_operator")) {
+    tested = unparenthesized(field(cond, "argument"));
+  }
+  if (null(tested) || !(is(tested, "identifier") || is(tested, "attribute"))) return false;
+  const std::string_view name = t(tested);
+  // The branch's own statements set it to something that is not None/False.
+  TSNode block = ts_node_child_by_field_id(if_node, fields().consequence);
+  bool sets = false;
+  for (TSNode st : ts::named_children(block)) {
+    if (!is(st, "expression_statement")) continue;
+    TSNode a = ts_node_named_child(st, 0);
+    if (!is(a, "assignment") || t(field(a, "left")) != name) continue;
+    TSNode v = field(a, "right");
+    if (!null(v) && !is(v, "none") && !is(v, "false")) sets = true;
+  }
+  if (!sets) return false;
+  // Unless the loop around the `if` resets it: `ema = None` inside the same loop, outside the branch.
+  TSNode loop{};
+  for (TSNode p = ts_node_parent(if_node); !null(p); p = ts_node_parent(p)) {
+    if (is(p, "for_statement") || is(p, "while_statement")) {
+      loop = p;
+      break;
+    }
+    if (sym(p) == Sym::Function) break;
+  }
+  if (null(loop)) return true;
+  const auto& b = bindings();
+  const auto& index = is(tested, "identifier") ? b.by_name : b.by_attribute;
+  auto it = index.find(name);
+  if (it == index.end()) return true;
+  for (size_t i : it->second) {
+    const Assign& a = all_assigns[i];
+    const uint32_t at = ts_node_start_byte(a.statement);
+    const bool in_loop = at >= ts_node_start_byte(loop) && at < ts_node_end_byte(loop);
+    const bool in_branch = at >= ts_node_start_byte(block) && at < ts_node_end_byte(block);
+    if (in_loop && !in_branch && (is(a.value, "none") || is(a.value, "false"))) return false;
+  }
+  return true;
+}
+
+bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
+  if (null(cond)) return false;
+  // A name that holds an interval test: `reg = i % args.reg_every == 0` ... `if reg:`.
+  if (TSNode c = unparenthesized(cond); depth < 2 && is(c, "identifier")) {
+    const auto& b = bindings();
+    const ScopeName k = scope_key(function_containing(c), t(c));
+    auto it = b.assigns.find(k);
+    if (it != b.assigns.end() && !it->second.empty() && !b.opaque.count(k)) {
+      bool all = true;
+      for (size_t i : it->second) all = all && is_interval_guard(all_assigns[i].value, depth + 1);
+      if (all) return true;
+    }
+  }
   bool guard = false;
   ts::walk(cond, [&](TSNode n) {
     if (guard) return false;

@@ -416,8 +416,15 @@ struct Model::Impl {
   Context context_by_climbing(TSNode n) const;
 
   // `if step % 100 == 0`, `if (i + 1) % log_every == 0 and rank == 0`, `if i == 0`,
-  // `if time.time() - last > 10`, `if should_log:`: code under it does not run every step.
-  bool is_interval_guard(TSNode cond) const;
+  // `if time.time() - last > 10`, `if should_log:`: code under it does not run every step. A name
+  // whose every assignment in its scope is such a condition counts too (`reg = i % k == 0` then
+  // `if reg:`); `depth` bounds that look-through.
+  bool is_interval_guard(TSNode cond, int depth = 0) const;
+
+  // `if ema is None: ema = loss.item()` / `if not started: started = True`: the branch sets what it
+  // tests, so it runs once (unless the loop around it resets the name to None/False). `if_node` is
+  // the if statement, `cond` its condition.
+  bool runs_once(TSNode if_node, TSNode cond) const;
 
   // ---- names ----------------------------------------------------------------------------------
   // Iterative (an attribute chain can be as deep as the input) and one allocation per result.

@@ -35,6 +35,7 @@ class RulePFL304 final : public Rule {
       if (q != "torch.backends.cudnn.deterministic") return;
       const Value v = model.evaluate(ts::field(node, "right"));
       if (v.truthy() != true || model.under_condition(node) || only_called_conditionally(model, node)) return;
+      if (inference_only(model)) return;  // no training step: reproducible evaluation is the point
       Finding& f = out.report(node, "`" + std::string(model.text(left)) + " = " + v.repr() + "`: " + std::string(kWhy),
                               std::string(kHint));
       if (auto n = origin_note(out, "cudnn.deterministic", v)) f.notes.push_back(*n);
@@ -47,6 +48,7 @@ class RulePFL304 final : public Rule {
     const Value v = model.evaluate(mode);
     // False, or unknown (`args.deterministic` with no default): the user chooses at run time.
     if (v.truthy() != true || model.under_condition(node) || only_called_conditionally(model, node)) return;
+    if (inference_only(model)) return;
     Finding& f = out.report(node, "`torch.use_deterministic_algorithms(" + std::string(model.text(mode)) +
                                       ")` is on: " + std::string(kWhy),
                             std::string(kHint));

@@ -106,6 +106,7 @@ class RulePFL401 final : public Rule {
     while (ts::is(right, "assignment")) right = ts::field(right, "right");  // a = b = False
     const Value v = model.evaluate(right);
     if (v.truthy() != false) return;
+    if (inference_only(model)) return;  // a metrics/evaluation script: full fp32 on purpose
     // Save/restore (`old = flag; flag = False; ...; flag = old`): a deliberate, scoped switch-off.
     const TSNode scope = model.enclosing(node, "function_definition");
     for (TSNode other : model.nodes_of_kind("assignment")) {
