@@ -57,6 +57,19 @@ if command -v apt-get >/dev/null; then
   grep -q "^Inst perflint" <<<"$sim" || fail "apt-get install -s: $sim"
   echo "ok: apt-get install -s ./$(basename "$deb") resolves"
 fi
+# A real `apt install ./perflint_*.deb` where it is safe: root, on a machine where no perflint
+# package is installed (CI's fresh machine: .ci/run sets PERFLINT_TEST_APT_INSTALL=1); removed after.
+if [[ ${PERFLINT_TEST_APT_INSTALL:-0} == 1 && $(id -u) -eq 0 ]] && command -v apt-get >/dev/null &&
+   [[ $(dpkg-query -W -f='${Status}' perflint 2>/dev/null || true) != *"ok installed"* ]]; then
+  out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" 2>&1) || fail "apt-get install $deb: $out"
+  rc=0; (check_installed /usr/bin/perflint ".deb (apt-get install)") || rc=$?
+  removed=$(DEBIAN_FRONTEND=noninteractive apt-get purge -y -q perflint 2>&1) || fail "apt-get purge perflint: $removed"
+  [[ $rc -eq 0 ]] || fail ".deb installed with apt-get does not work (above)"
+  [[ ! -e /usr/bin/perflint ]] || fail "apt-get purge left /usr/bin/perflint"
+  echo "ok: apt-get install ./$(basename "$deb"), run, apt-get purge"
+else
+  echo "skip: real apt-get install (needs root, no perflint package installed, PERFLINT_TEST_APT_INSTALL=1)"
+fi
 dpkg -x "$deb" "$work/debroot"
 check_installed "$work/debroot/usr/bin/perflint" ".deb (dpkg -x into an empty root)"
 [[ -s $work/debroot/usr/share/man/man1/perflint.1 ]] || fail ".deb: no man page"
