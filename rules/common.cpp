@@ -45,6 +45,10 @@ std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, st
   return LoaderArg{true, n, model.evaluate(n)};
 }
 
+const ArgOption* off_by_default_flag(const Value& value) {
+  return value.truthy() == false ? value.from_option : nullptr;
+}
+
 std::string origin_note_text(std::string_view param, const Value& value) {
   const ArgOption* opt = value.from_option;
   if (!opt) return {};

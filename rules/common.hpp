@@ -29,6 +29,10 @@ struct LoaderArg {
 // Returns nullopt when the call has an unresolved **kwargs or *args (the rule must stay silent).
 std::optional<LoaderArg> loader_arg(const Model& model, const CallInfo& call, std::string_view name);
 
+// The command-line flag that keeps something off by default: `value` is false only because it is
+// an argparse default (`--grad-ckpt`, store_true). Null for a literal False or an unknown value.
+const ArgOption* off_by_default_flag(const Value& value);
+
 // "num_workers comes from --workers (default 0, line 12)" when `value` is an argparse default;
 // empty otherwise.
 std::string origin_note_text(std::string_view param, const Value& value);

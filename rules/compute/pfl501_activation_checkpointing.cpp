@@ -93,14 +93,18 @@ class RulePFL501 final : public Rule {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
     std::optional<Note> enable_note;
+    // Behind a command-line flag that is off by default: info that names the flag (issue 10).
+    const ArgOption* gate = nullptr;
+    std::optional<Note> gate_note;
     if (is_set_grad_checkpointing(*call)) {
       if (call->star_args || call->unresolved_kwargs) return;
       TSNode enable = call->arg("enable", 0);
       if (!ts_node_is_null(enable)) {
         const Value v = model.evaluate(enable);
         if (v.truthy() != true) {
-          if (v.known()) return;  // set_grad_checkpointing(False), or a flag that defaults off
-          enable_note = out.note(enable, "only when `" + std::string(model.text(enable)) + "` is true");
+          if (v.known() && !(gate = off_by_default_flag(v))) return;  // set_grad_checkpointing(False)
+          if (gate) gate_note = origin_note(out, "enable", v);
+          else enable_note = out.note(enable, "only when `" + std::string(model.text(enable)) + "` is true");
         } else if (auto n = origin_note(out, "enable", v)) {
           enable_note = n;
         }
@@ -114,11 +118,23 @@ class RulePFL501 final : public Rule {
       if (model.under_condition(node, &cond) && ts_node_is_null(cond)) cond = ternary_condition(node);
       if (!ts_node_is_null(cond)) {
         const Value v = model.evaluate(cond);
-        if (v.truthy() == false) return;
-        if (!v.known())
+        if (v.truthy() == false) {
+          if (!(gate = off_by_default_flag(v))) return;
+          gate_note = origin_note(out, std::string(model.text(cond)), v);
+        } else if (!v.known())
           cond_note = out.note(cond, "only when `" + std::string(model.text(cond)) + "` is true");
         else if (auto n = origin_note(out, std::string(model.text(cond)), v))
           cond_note = n;
+      }
+      if (gate) {
+        Finding& f = out.report(node,
+                                "activation checkpointing behind `" + gate->flag +
+                                    "`, off by default: when it is given, activations are recomputed during backward "
+                                    "(typically +20-30% step time)",
+                                "give `" + gate->flag + "` only when the model does not fit without it (`perflint "
+                                "--probe` with the flag measures the step time and the peak memory)");
+        if (gate_note) f.notes.push_back(*gate_note);
+        return;
       }
       Finding& f = out.report(node, std::string(kMessage), std::string(kHint));
       if (cond_note) f.notes.push_back(*cond_note);

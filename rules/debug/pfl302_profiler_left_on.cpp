@@ -130,14 +130,38 @@ class RulePFL302 final : public Rule {
       return false;
     });
     if (ts_node_is_null(profiler)) return;
-    if (model.under_condition(with) || only_called_conditionally(model, with)) return;
+    // Behind a flag that is off by default (`if args.profile:` or `enabled=args.profile`): info that
+    // names the flag, because when it is given the whole run is profiled (issue 10).
+    const ArgOption* gate = nullptr;
+    std::optional<Note> gate_note;
+    if (TSNode cond{}; model.under_condition(with, &cond)) {
+      if (ts_node_is_null(cond)) return;
+      const Value v = model.evaluate(cond);
+      if (!(gate = off_by_default_flag(v))) return;
+      gate_note = origin_note(out, model.text(cond), v);
+    }
+    if (only_called_conditionally(model, with)) return;
     const CallInfo* c = model.call(profiler);
-    // `enabled=args.profile` (or False): switched off unless the flag is given.
-    if (const Argument* en = c->keyword("enabled"); en && model.evaluate(en->value).truthy() != true) return;
+    if (const Argument* en = c->keyword("enabled")) {
+      const Value v = model.evaluate(en->value);
+      if (v.truthy() != true) {
+        if (gate || !(gate = off_by_default_flag(v))) return;  // False, or unknown: switched off
+        gate_note = origin_note(out, "enabled", v);
+      }
+    }
     if (c->unresolved_kwargs) return;  // may carry `enabled=False`
     TSNode body = ts::field(with, "body");
     TSNode site = first_step_site(model, body);
     if (ts_node_is_null(site)) return;
+    if (gate && c->keyword("schedule")) return;  // a scheduled profiler behind a flag: the recommended shape
+    if (gate) {
+      Finding& f = out.report(profiler, "behind `" + gate->flag + "`, off by default: when it is given, " + message(*c),
+                              "when `" + gate->flag + "` is given, profile a few steps (a `schedule=` or a step limit)");
+      f.severity = Severity::Info;
+      if (gate_note) f.notes.push_back(*gate_note);
+      f.notes.push_back(out.note(site, "the training loop runs inside it here"));
+      return;
+    }
     Finding& f = out.report(profiler, message(*c), std::string(kHint));
     f.notes.push_back(out.note(site, "the training loop runs inside it here"));
   }
