@@ -37,6 +37,13 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
   // (`accelerate launch --mixed_precision bf16`): not decidable from this file.
   if ((q == "accelerate.Accelerator" && !c.keyword("mixed_precision")) || q == "deepspeed.initialize")
     return K::Unknown;
+  // Networks built from configuration (`hydra.utils.instantiate(cfg.model)`, dnnlib's
+  // `construct_class_by_name(**G_kwargs)`) or unpickled whole (`legacy.load_network_pkl(f)`): their
+  // layers' precision is set where they are configured (StyleGAN2-ADA runs its top blocks in fp16 by
+  // hand, `num_fp16_res`), so "entirely fp32" cannot be told from this file.
+  const std::string_view callee = c.method.empty() ? std::string_view(q).substr(q.rfind('.') + 1) : c.method;
+  if (q == "hydra.utils.instantiate" || callee == "construct_class_by_name" || callee == "load_network_pkl")
+    return K::Unknown;
   if (c.method == "half" || c.method == "bfloat16") return K::Present;
   for (TSNode p : c.positional)
     if (is_16bit_dtype(model.qualname(p))) return K::Present;
