@@ -1,6 +1,7 @@
 // PFL504 channels-last-missing: a 2-D CNN under autocast whose tensors stay in NCHW. Tensor-core
 // convolution kernels work in NHWC, so cuDNN transposes around every conv; info, because the gain
 // depends on the network and channels_last can be slower for some layers.
+#include <algorithm>
 #include <string>
 
 #include "parser/model.hpp"
@@ -22,7 +23,23 @@ class RulePFL504 final : public Rule {
   std::vector<std::string_view> kinds() const override { return {"module"}; }
 
   void check(TSNode, const Model& model, Emitter& out) const override {
-    const CallInfo* conv = first_call(model, is_conv2d_call);
+    // A network's convolution: a layer of a class (an nn.Module), or one built where a step loop runs
+    // (the same function, or module level). A utility module's helper that rebuilds a layer once (a
+    // classifier-head swap) is neither, and its file's 16-bit use may be a benchmark's.
+    std::vector<TSNode> step_scopes;
+    for (TSNode loop : model.step_loops()) step_scopes.push_back(model.enclosing(loop, "function_definition"));
+    const CallInfo* conv = nullptr;
+    for (const auto& c : model.calls()) {
+      if (!is_conv2d_call(c.qualname)) continue;
+      const TSNode fn = model.enclosing(c.node, "function_definition");
+      const bool in_class = !ts_node_is_null(model.enclosing(c.node, "class_definition"));
+      const bool where_it_trains =
+          std::any_of(step_scopes.begin(), step_scopes.end(), [&](TSNode s) { return ts::same(s, fn); });
+      if (in_class || where_it_trains) {
+        conv = &c;
+        break;
+      }
+    }
     if (!conv) return;
     // Only 16-bit compute written in this file: precision from a launcher config is not known here.
     const ReducedPrecision rp = reduced_precision(model);
