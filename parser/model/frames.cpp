@@ -167,7 +167,14 @@ bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
     const std::string_view k = kind(n);
     if (k == "binary_operator") {
       TSNode op = ts_node_child_by_field_name(n, "operator", 8);
-      if (!null(op) && t(op) == "%") guard = true;
+      // `i % every == 0` skips steps unless `every` is known to be 1 (llama2.c's `log_interval = 1`:
+      // the branch runs every step).
+      if (!null(op) && t(op) == "%") {
+        TSNode right = field(n, "right");
+        const Value every = null(right) ? Value{} : eval(right, function_containing(n), 0);
+        guard = !(every.kind == Value::Kind::Int && every.i == 1);
+        return false;  // its names are arithmetic, not flags: `log_interval` is no `should_log`
+      }
     } else if (k == "comparison_operator") {
       // `step == <int>` runs on one step only (but `rank == 0` runs on every step of rank 0).
       bool eq = false, int_side = false, counter = false;
