@@ -323,8 +323,9 @@ bool is_cuda_tensor_type(const Model& model, TSNode n, int depth = 0) {
   return false;
 }
 
-// A tensor made on the GPU: `torch.zeros(n, device="cuda")`, `x.cuda()`, `torch.empty_like(y)`
-// is not known. Bound names are followed one step.
+// A tensor made on the GPU: `torch.zeros(n, device="cuda")`, `x.cuda()`, a CUDA tensor type's
+// constructor (`torch.cuda.FloatTensor(n)` or an alias of it); `torch.empty_like(y)` is not known.
+// Bound names are followed one step.
 bool made_on_gpu(const Model& model, TSNode n) {
   n = strip_parens(n);
   const auto on_gpu_call = [&](TSNode v) {
@@ -333,6 +334,8 @@ bool made_on_gpu(const Model& model, TSNode n) {
     if (!c) return false;
     if (c->method == "cuda") return true;
     if (c->method == "to") return device_copy(model, *c).has_value();
+    // `Tensor(n, c, h, w)` with `Tensor = torch.cuda.FloatTensor if opt.cuda else torch.Tensor`.
+    if (c->method.empty() && is_cuda_tensor_type(model, c->function)) return true;
     if (const Argument* d = c->keyword("device")) {
       const Value dv = model.evaluate(d->value);
       return dv.kind == Value::Kind::String ? dv.s.starts_with("cuda") : !dv.known();
