@@ -335,7 +335,7 @@ bool made_on_gpu(const Model& model, TSNode n) {
     if (c->method == "cuda") return true;
     if (c->method == "to") return device_copy(model, *c).has_value();
     // `Tensor(n, c, h, w)` with `Tensor = torch.cuda.FloatTensor if opt.cuda else torch.Tensor`.
-    if (c->method.empty() && is_cuda_tensor_type(model, c->function)) return true;
+    if (is_cuda_tensor_type(model, c->function)) return true;
     if (const Argument* d = c->keyword("device")) {
       const Value dv = model.evaluate(d->value);
       return dv.kind == Value::Kind::String ? dv.s.starts_with("cuda") : !dv.known();
