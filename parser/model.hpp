@@ -123,6 +123,10 @@ class Model {
   // Right-hand sides of every `name = ...` in the file (any scope), in document order; a dotted name
   // (`self.stream`) matches assignments to that attribute spelled the same way.
   std::vector<TSNode> assigned_values(std::string_view name) const;
+  // The right-hand sides of `name = ...` that `use` can see: those of the function around `use` when
+  // it assigns the name, else the module's. Indexed: O(assignments of that name in that scope), where
+  // assigned_values grows with every same-named assignment of the file.
+  std::vector<TSNode> visible_values(TSNode use, std::string_view name) const;
   const ArgOption* arg_option(std::string_view dest) const;
   // True when the file imports the module (or something under it): imports("torch").
   bool imports(std::string_view module) const;

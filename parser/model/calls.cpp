@@ -49,6 +49,18 @@ bool Model::Impl::needs_context(Sym k) {
   }
 }
 
+const std::vector<size_t>& Model::Impl::update_calls(std::string_view name) const {
+  if (!update_calls_) {
+    update_calls_.emplace();
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (calls[i].method == "update" && is(calls[i].receiver, "identifier"))
+        (*update_calls_)[t(calls[i].receiver)].push_back(i);
+  }
+  static const std::vector<size_t> none;
+  auto it = update_calls_->find(name);
+  return it == update_calls_->end() ? none : it->second;
+}
+
 bool Model::Impl::dict_entries(TSNode expr, TSNode function, std::vector<Argument>& out, int depth) const {
   if (depth > 4 || null(expr)) return false;
   const std::string_view k = kind(expr);
@@ -93,9 +105,8 @@ bool Model::Impl::dict_entries(TSNode expr, TSNode function, std::vector<Argumen
       if (it->second.size() != 1) return false;
       if (!dict_entries(all_assigns[it->second.front()].value, scope, out, depth + 1)) return false;
       // Mutations in the same scope: name.update(...), name["k"] = v.
-      for (size_t i = 0; i < calls.size(); ++i) {
+      for (size_t i : update_calls(name)) {
         const CallInfo& c = calls[i];
-        if (c.method != "update" || !is(c.receiver, "identifier") || t(c.receiver) != name) continue;
         if (!ts::same(call_ctx[i].function, scope) && !(null(call_ctx[i].function) && null(scope))) continue;
         for (const auto& kw : c.keywords) {
           if (kw.name == "**") {

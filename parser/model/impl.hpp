@@ -331,6 +331,9 @@ struct Model::Impl {
   };
   mutable std::optional<Bindings> bindings_;
   const Bindings& bindings() const;
+  // `name.update(...)` calls by receiver name (indices in calls), built on first use.
+  mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> update_calls_;
+  const std::vector<size_t>& update_calls(std::string_view name) const;
 
   // functions by simple name (module functions and methods alike)
   struct Function {

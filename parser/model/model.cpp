@@ -97,6 +97,17 @@ std::vector<TSNode> Model::assigned_values(std::string_view name) const {
   return out;
 }
 
+std::vector<TSNode> Model::visible_values(TSNode use, std::string_view name) const {
+  std::vector<TSNode> out;
+  const auto& b = impl_->bindings();
+  auto it = b.assigns.find(Impl::scope_key(impl_->function_containing(use), name));
+  if (it == b.assigns.end()) it = b.assigns.find(Impl::scope_key(TSNode{}, name));
+  if (it == b.assigns.end()) return out;
+  out.reserve(it->second.size());
+  for (size_t ai : it->second) out.push_back(impl_->all_assigns[ai].value);
+  return out;
+}
+
 bool Model::imports(std::string_view module) const {
   for (const auto& m : impl_->imported_modules)
     if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))

@@ -1,7 +1,9 @@
 // PFL602 mha-need-weights: `nn.MultiheadAttention` called with the default need_weights=True while
 // the weights are thrown away. Returning weights makes the module compute softmax(QKᵀ) explicitly
 // instead of calling the fused scaled_dot_product_attention kernel.
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "parser/model.hpp"
@@ -56,15 +58,24 @@ std::vector<Construction> constructions(const Model& model) {
   return out;
 }
 
-const Construction* constructed_as(const Model& model, const CallInfo& call, const std::vector<Construction>& cs) {
-  const std::string_view callee = model.text(call.function);
-  for (const auto& c : cs) {
-    if (callee != c.target) continue;
-    if (c.target.starts_with("self.")) {
+// The constructions by target name: a call looks only at those of its callee's name, and finds its
+// own class/function once (a file with many classes reusing `self.attn` stays linear).
+using ConstructionIndex = std::unordered_map<std::string_view, std::vector<const Construction*>>;
+
+const Construction* constructed_as(const Model& model, const CallInfo& call, const ConstructionIndex& cs) {
+  const auto it = cs.find(model.text(call.function));
+  if (it == cs.end()) return nullptr;
+  std::optional<TSNode> cls, fn;
+  for (const Construction* c : it->second) {
+    if (c->target.starts_with("self.")) {
       // Another class's `self.attn` is another module.
-      if (ts::same(model.enclosing(call.node, "class_definition"), c.scope)) return &c;
-    } else if (ts_node_is_null(c.scope) || ts::same(model.enclosing(call.node, "function_definition"), c.scope)) {
-      return &c;
+      if (!cls) cls = model.enclosing(call.node, "class_definition");
+      if (ts::same(*cls, c->scope)) return c;
+    } else if (ts_node_is_null(c->scope)) {
+      return c;
+    } else {
+      if (!fn) fn = model.enclosing(call.node, "function_definition");
+      if (ts::same(*fn, c->scope)) return c;
     }
   }
   return nullptr;
@@ -127,8 +138,10 @@ class RulePFL602 final : public Rule {
   std::vector<std::string_view> kinds() const override { return {"module"}; }
 
   void check(TSNode, const Model& model, Emitter& out) const override {
-    const std::vector<Construction> cs = constructions(model);
-    if (cs.empty()) return;
+    const std::vector<Construction> made = constructions(model);
+    if (made.empty()) return;
+    ConstructionIndex cs;
+    for (const auto& c : made) cs[c.target].push_back(&c);
     for (const auto& call : model.calls()) {
       if (!ts::is(call.function, "identifier") && !ts::is(call.function, "attribute")) continue;
       const Construction* c = constructed_as(model, call, cs);

@@ -311,7 +311,7 @@ bool is_cuda_tensor_type(const Model& model, TSNode n, int depth = 0) {
   const Value v = model.evaluate(n);
   if (v.kind == Value::Kind::String) return v.s.starts_with("torch.cuda.") && v.s.ends_with("Tensor");
   if (!ts::is(n, "identifier")) return false;
-  for (TSNode value : model.assigned_values(model.text(n))) {
+  for (TSNode value : model.visible_values(n, model.text(n))) {
     value = strip_parens(value);
     if (ts::is(value, "conditional_expression")) {
       for (TSNode branch : ts::named_children(value))
@@ -383,21 +383,22 @@ std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node) {
     c.non_blocking_node = nb;
     c.non_blocking = model.evaluate(nb).truthy();
   };
+  // The batch first: it is rarely there, and the type checks follow names through every assignment
+  // of the file (every unqualified call may be a tensor type's alias).
   if (call->method == "type") {
+    if (null(c.batch = batch_of(model, call->receiver))) return std::nullopt;
     if (!is_cuda_tensor_type(model, call->arg("dtype", 0))) return std::nullopt;
-    c.batch = batch_of(model, call->receiver);
     read_non_blocking(1);
   } else if (call->method == "copy_") {
-    if (call->positional.empty() || !made_on_gpu(model, call->receiver)) return std::nullopt;
-    c.batch = batch_of(model, call->positional.front());
+    if (call->positional.empty() || null(c.batch = batch_of(model, call->positional.front()))) return std::nullopt;
+    if (!made_on_gpu(model, call->receiver)) return std::nullopt;
     read_non_blocking(1);
   } else {
-    if (!is_cuda_tensor_type(model, call->function) || call->positional.size() != 1) return std::nullopt;
+    if (call->positional.size() != 1 || null(c.batch = batch_of(model, call->positional.front()))) return std::nullopt;
+    if (!is_cuda_tensor_type(model, call->function)) return std::nullopt;
     // `LongTensor(batch_size)` with `batch_size = imgs.shape[0]`: a size, allocated on the GPU.
     if (is_size_expression(model, call->positional.front())) return std::nullopt;
-    c.batch = batch_of(model, call->positional.front());
   }
-  if (null(c.batch)) return std::nullopt;
   return c;
 }
 
