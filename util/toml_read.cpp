@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 namespace perflint {
 
@@ -54,6 +55,14 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
   // `[` `,`; a table header after `[`).
   char prev = '\n';
   bool bare = false;  // inside a value that is not a string, array or table
+  // Open brackets outside strings: 'A' an array (a value), 'T' an inline table, 'H' a table header.
+  // A multi-line string is a value only: after `=`, or after `[`/`,` inside an array. Where a key
+  // goes (a line start, a header, an inline table), toml++ does not read `"""` as a string (it reads
+  // an empty key `""` and goes on), so the bytes after it stay "code" here and non-ASCII is refused.
+  std::vector<char> nest;
+  auto value_position = [&](char p) {
+    return p == '=' || (!nest.empty() && nest.back() == 'A' && (p == '[' || p == ','));
+  };
   auto opens_string = [](char p) { return p == '\n' || p == '=' || p == '[' || p == ',' || p == '{' || p == '.'; };
   uint32_t line = 1, column = 1;
   auto at = [&](const std::string& what) {
@@ -79,15 +88,19 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
           // Not where TOML allows a string (`9"...`): toml++ reads on as a bare value and looks up
           // non-ASCII code points as whitespace (undefined for most of them), so the bytes after it
           // stay "code" here and any non-ASCII one among them is refused.
-        } else if (starts(i, "\"\"\"")) {
-          in = In::MultiBasic, step = 3;
-        } else if (starts(i, "'''")) {
-          in = In::MultiLiteral, step = 3;
+        } else if (starts(i, "\"\"\"") || starts(i, "'''")) {
+          // Not a string where a key goes: stays code (see `nest`).
+          if (value_position(prev)) in = c == '"' ? In::MultiBasic : In::MultiLiteral;
+          step = 3;
         } else if (c == '"') {
           in = In::Basic;
         } else if (c == '\'') {
           in = In::Literal;
         }
+        if (c == '[') nest.push_back(value_position(prev) ? 'A' : 'H');
+        else if (c == '{') nest.push_back('T');
+        else if ((c == ']' || c == '}') && !nest.empty()) nest.pop_back();
+        else if (c == '\n' && !nest.empty() && nest.back() == 'H') nest.clear();  // a header ends with its line
         // A value that is not a string, array or table (`9`, `true`, `1979-05-27`, or junk): toml++
         // reads it up to the next terminator, so quotes inside it open nothing.
         if (bare && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' || c == '#'))
