@@ -63,6 +63,9 @@ std::vector<TSNode> named_children(TSNode n) {
 }
 
 void walk(TSNode root, const std::function<bool(TSNode)>& visit) {
+  // A missing field (error recovery leaves `for_in_clause` without a left side) walks nothing: a
+  // cursor on a null node crashes tree-sitter.
+  if (ts_node_is_null(root)) return;
   TSTreeCursor c = ts_tree_cursor_new(root);
   bool descend = visit(root);
   for (;;) {

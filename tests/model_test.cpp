@@ -29,6 +29,21 @@ Built build(const std::string& code) {
   return b;
 }
 
+TEST(Ts, WalkingAMissingFieldVisitsNothing) {
+  // `lambda: ...` has no parameters field: rules that walk a field must not crash on its absence
+  // (the torch package's `check(ok, lambda: f"{list(shape)}")` crashed the PFL103 batch search).
+  Built b = build("check(ok, lambda: list(shape))\n");
+  const CallInfo* inner = b.find_call("list");
+  ASSERT_NE(inner, nullptr);
+  TSNode lambda = ts_node_parent(inner->node);
+  while (!ts::is(lambda, "lambda")) lambda = ts_node_parent(lambda);
+  TSNode params = ts::field(lambda, "parameters");
+  ASSERT_TRUE(ts_node_is_null(params));
+  int visited = 0;
+  ts::walk(params, [&](TSNode) { return ++visited, true; });
+  EXPECT_EQ(visited, 0);
+}
+
 TEST(Model, ResolvesImportAliases) {
   auto b = build(
       "import torch.utils.data as tud\n"
