@@ -251,6 +251,20 @@ TEST(Cli, OutputIsTheSameForAnyJobCount) {
   }
 }
 
+// A large body of real Python that nobody wrote for perflint: the installed torch package (Debian's
+// python3-torch, which the probe tests need anyway), every rule on. It once found a crash the
+// fixtures did not (a `lambda:` without parameters). Exit 0 or 1, a complete JSON report, nothing
+// on stderr but notices.
+TEST(Cli, LintsTheInstalledTorchPackageWithEveryRuleWithoutACrash) {
+  const std::string torch_dir = "/usr/lib/python3/dist-packages/torch";
+  if (!std::filesystem::is_directory(torch_dir)) GTEST_SKIP() << "no " << torch_dir << " (apt-get install python3-torch)";
+  RunResult r = run_perflint({"--isolated", "--select", "ALL", "--output-format", "json", torch_dir}, ".", {}, 300);
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << "exit " << r.exit_code << "\n" << r.err.substr(0, 2000);
+  EXPECT_TRUE(contains(r.out, "\"findings\"")) << r.out.substr(0, 500);
+  EXPECT_FALSE(contains(r.err, ": error:")) << r.err.substr(0, 2000);
+}
+
 TEST(Cli, NoColorMeansNoEscapeBytes) {
   TempDir t;
   t.write("broken.py", "def f(:\n");
