@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -100,7 +102,26 @@ int run_rules_command(const Options& o) {
 Expected<Config> load_effective_config(const Options& o, const std::string& cwd) {
   if (o.isolated) return Config{};
   if (!o.config.empty()) return load_config(o.config);
+  // `perflint - --stdin-filename src/pkg/train.py`: the config that file would get.
+  if (o.reads_stdin() && !o.stdin_filename.empty()) {
+    const std::filesystem::path at = std::filesystem::absolute(o.stdin_filename).parent_path();
+    return discover_config(at.string());
+  }
   return discover_config(cwd);
+}
+
+// All of standard input, in binary; false on a read error.
+bool read_stdin(std::string& out) {
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) return true;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
 }
 
 // Checks the selectors of the command line and of the config; returns the message, or empty.
@@ -289,7 +310,14 @@ int run_lint(const Options& o) {
       return kError;
     }
   }
-  Discovery discovery = discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
+  // `-`: one job whose bytes are stdin, named by --stdin-filename (or "-"); nothing is discovered.
+  std::string stdin_bytes;
+  if (o.reads_stdin() && !read_stdin(stdin_bytes)) {
+    print(stderr, std::string("error: cannot read standard input: ") + std::strerror(errno) + "\n");
+    return kError;
+  }
+  Discovery discovery = o.reads_stdin() ? Discovery{{o.stdin_filename.empty() ? "-" : o.stdin_filename}, {}, {}}
+                                        : discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
   if (const std::string* input = output_input(o.output, discovery)) {
     print(stderr, "error: -o " + o.output + " is the input file " + *input +
                       ": the report would overwrite it; choose another output file\n");
@@ -317,7 +345,7 @@ int run_lint(const Options& o) {
       }
       rules = &it->second;
     }
-    jobs.push_back({path, rules});
+    jobs.push_back({path, rules, o.reads_stdin() ? &stdin_bytes : nullptr});
   }
 
   FileProjectContext project;  // sibling modules, summarised once for the whole run
@@ -363,7 +391,7 @@ int run_lint(const Options& o) {
               " could not be written (see the errors)";
     line += ".\n";
     // Keep machine-readable output clean: the line goes with the text report on stdout, else stderr.
-    if (o.format == OutputFormat::Text && o.output.empty()) text += line;
+    if (o.format == OutputFormat::Text && o.output.empty() && !o.reads_stdin()) text += line;
     else print(stderr, line);
   }
 
@@ -378,6 +406,19 @@ int run_lint(const Options& o) {
       if (e.kind != FileError::Kind::Syntax)
         print(stderr, (e.path.empty() ? r.path : e.path) + ": error: " + e.message + "\n");
     for (const auto& n : r.notices) print(stderr, (n.path.empty() ? r.path : n.path) + ": notice: " + n.message + "\n");
+  }
+  if (o.fix && o.reads_stdin()) {
+    // As ruff: the fixed text on stdout (a pipe back into the editor), the report on stderr unless -o.
+    if (o.output.empty()) print(stderr, text);
+    else if (std::string err; !write_whole_file(o.output, text, err)) {
+      print(stderr, "error: cannot write the report to " + o.output + ": " + err + "\n");
+      code = kError;
+    }
+    if (!write_stdout(fixed.stdin_fixed.value_or(stdin_bytes))) {
+      print(stderr, "error: cannot write the fixed text to standard output\n");
+      code = kError;
+    }
+    return code;
   }
   if (o.output.empty()) {
     if (!write_stdout(text)) {

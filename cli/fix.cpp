@@ -237,12 +237,13 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     size_t applied = 0;
     bool changed = false;
     bool write_failed = false;
+    std::optional<std::string> stdin_fixed;
   };
   std::vector<One> done(jobs.size());
   std::atomic<size_t> next{0};
   auto work = [&](const LintJob& job, One& one, ts::Parser& parser) {
     one.result.path = job.path;
-    FileRead read = read_whole_file(job.path, options.max_file_size);
+    FileRead read = read_job(job, options.max_file_size);
     if (read.status == FileRead::Status::Error) {
       one.result.errors.push_back({FileError::Kind::Io, job.path, read.error, std::nullopt});
       return;
@@ -259,7 +260,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     if (one.changed) {
       one.diff = unified_diff(job.path, read.bytes, fixed.bytes);
       std::string err;
-      if (write && !replace_file(job.path, read.bytes, fixed.bytes, err)) {
+      if (write && !job.content && !replace_file(job.path, read.bytes, fixed.bytes, err)) {
         // Nothing was written: report the file as it is on disk, and count none of its fixes.
         one.result = lint_buffer(job.path, read.bytes, *job.rules, parser, options.project);
         one.result.errors.push_back({FileError::Kind::Io, job.path, "cannot write the fixed file: " + err, std::nullopt});
@@ -269,6 +270,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
         fixed.bytes = std::move(read.bytes);
       }
     }
+    if (job.content) one.stdin_fixed = fixed.bytes;  // the whole text, BOM included: it goes to stdout
     one.source = std::move(fixed.bytes);
     if (one.source.rfind("\xEF\xBB\xBF", 0) == 0) one.source.erase(0, 3);
   };
@@ -298,6 +300,8 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     if (one.changed) ++out.files_changed;
     if (one.write_failed) ++out.files_failed;
     out.diff += one.diff;
+    if (one.stdin_fixed) out.stdin_fixed = std::move(one.stdin_fixed);
+    else if (jobs[i].content && !out.stdin_fixed) out.stdin_fixed = *jobs[i].content;  // not lintable: unchanged
     if (options.keep_sources && !one.result.findings.empty()) out.run.sources.emplace(jobs[i].path, std::move(one.source));
     out.run.results.push_back(std::move(one.result));
   }

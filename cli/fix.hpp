@@ -1,6 +1,7 @@
 // `perflint --fix` / `--diff`: fix each file in memory (rules/fixer), then write it back or print a
 // unified diff. The diff writer is here too: it is only ever used by the command line.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct FixRun {
   size_t applied = 0;     // fixes applied over all files (with `write`: written to disk)
   size_t files_changed = 0;
   size_t files_failed = 0;  // with `write`: files that had fixes but could not be written
+  // A job whose bytes came from stdin: its text after the fixes (unchanged when none applied). It
+  // is never written to a file; `perflint - --fix` prints it on stdout, as ruff does.
+  std::optional<std::string> stdin_fixed;
 };
 
 // Fixes every job's file; with `write`, changed files are replaced (keeping their permissions) and

@@ -138,7 +138,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   std::string format = "text", color = "auto", max_size;
   bool no_color = false;
 
-  app.add_option("paths", o.paths, "Files and directories to lint (default: the current directory)")
+  app.add_option("paths", o.paths, "Files and directories to lint (default: the current directory); - reads stdin")
+      ->type_name("PATH");
+  app.add_option("--stdin-filename", o.stdin_filename,
+                 "The path that stdin stands for: its config, per-file-ignores and sibling modules apply, and "
+                 "findings name it (implies -)")
       ->type_name("PATH");
   app.add_option("--select", select, "Rules to enable: codes, names, prefixes (PFL1) or ALL, comma-separated")
       ->delimiter(',')
@@ -286,6 +290,23 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (o.probe && (o.fix || o.diff)) {
     parsed.err = std::string("error: --fix and --diff cannot be combined with --probe (fix first, then probe)\n") +
                  "Run 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (!o.stdin_filename.empty() && o.paths.empty()) o.paths.push_back("-");
+  const bool dash = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
+  if ((dash && o.paths.size() != 1) || (!o.stdin_filename.empty() && !dash)) {
+    parsed.err = std::string(dash ? "error: - (stdin) cannot be combined with other paths"
+                                  : "error: --stdin-filename names what stdin stands for: pass - (or no path), not '" +
+                                        o.paths.front() + "'") +
+                 "\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (dash && o.probe) {
+    parsed.err = std::string("error: --probe runs a script file, not stdin\nRun 'perflint --help' for usage.\n");
     parsed.exit_now = true;
     parsed.exit_code = 2;
     return parsed;

@@ -26,7 +26,11 @@ struct Options {
   enum class Command { Lint, Rules, Rule, Calibrate };
   Command command = Command::Lint;
   std::string rule;                 // `perflint rule CODE|NAME`
-  std::vector<std::string> paths;   // empty: the current directory
+  std::vector<std::string> paths;   // empty: the current directory; "-": standard input
+  // `--stdin-filename PATH`: the file that stdin stands for (config, per-file-ignores, sibling
+  // modules and the reported path resolve as if it were there). Implies `-` when no path is given.
+  std::string stdin_filename;
+  bool reads_stdin() const { return paths.size() == 1 && paths.front() == "-"; }
 
   // Unset: the config's select applies. Set (even to nothing): it replaces the config's.
   std::optional<std::vector<std::string>> select;

@@ -22,7 +22,7 @@ bool worth_keeping(const FileResult& r) {
 }
 
 FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser& parser, std::string* kept) {
-  FileRead read = read_whole_file(job.path, options.max_file_size);
+  FileRead read = read_job(job, options.max_file_size);
   if (read.status == FileRead::Status::Error) {
     FileResult r;
     r.path = job.path;
@@ -54,6 +54,19 @@ FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser
 }
 
 }  // namespace
+
+FileRead read_job(const LintJob& job, uint64_t max_size) {
+  if (!job.content) return read_whole_file(job.path, max_size);
+  FileRead read;
+  read.size = job.content->size();
+  if (read.size > max_size) {
+    read.status = FileRead::Status::TooLarge;
+    return read;
+  }
+  read.bytes = *job.content;
+  read.status = FileRead::Status::Ok;
+  return read;
+}
 
 unsigned effective_jobs(unsigned jobs, size_t files) {
   unsigned n = jobs;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "parser/project.hpp"
+#include "util/io.hpp"
 #include "rules/engine.hpp"
 #include "rules/finding.hpp"
 
@@ -15,6 +16,9 @@ namespace perflint {
 struct LintJob {
   std::string path;
   const RuleSet* rules = nullptr;  // must outlive lint_files
+  // The file's bytes when they do not come from `path` (`perflint -` reads stdin; `path` is then
+  // --stdin-filename or "-"); must outlive lint_files. Null: read `path`.
+  const std::string* content = nullptr;
 };
 
 struct RunnerOptions {
@@ -35,6 +39,9 @@ struct LintRun {
 LintRun lint_files(const std::vector<LintJob>& jobs, const RunnerOptions& options);
 
 // The number of threads `jobs` asks for, given `files` to lint (never more threads than files).
+// The job's bytes: its `content`, or the file at its path (util/io's read_whole_file).
+FileRead read_job(const LintJob& job, uint64_t max_size);
+
 unsigned effective_jobs(unsigned jobs, size_t files);
 
 }  // namespace perflint

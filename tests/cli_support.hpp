@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -75,12 +76,16 @@ inline std::string slurp(const std::string& path) {
 // Runs `program` with `args` in `cwd`. `env` entries override (empty value: unset) the inherited
 // environment; NO_COLOR is unset unless given so that tests see the default behaviour.
 // `drop_root`: when running as root, run it as nobody (65534) so that permission checks bite.
+// Standard input is `stdin_text` when given, else /dev/null (a test never waits on a terminal).
 inline RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                              const std::string& cwd = ".", std::map<std::string, std::string> env = {},
-                             int timeout_s = 120, bool drop_root = false) {
+                             int timeout_s = 120, bool drop_root = false,
+                             const std::optional<std::string>& stdin_text = std::nullopt) {
   TempDir capture;
   const std::string out_path = (capture.path() / "stdout").string();
   const std::string err_path = (capture.path() / "stderr").string();
+  const std::string in_path = stdin_text ? (capture.path() / "stdin").string() : std::string("/dev/null");
+  if (stdin_text) std::ofstream(in_path, std::ios::binary) << *stdin_text;
 
   std::vector<std::string> argv_s{program};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
@@ -105,7 +110,8 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
   if (pid == 0) {
     const int o = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(127);
+    const int i = ::open(in_path.c_str(), O_RDONLY);
+    if (o < 0 || e < 0 || i < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0 || ::dup2(i, 0) < 0) ::_exit(127);
     if (drop_root && ::geteuid() == 0 &&
         (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
       ::_exit(126);
@@ -145,6 +151,12 @@ inline RunResult run_perflint(const std::vector<std::string>& args, const std::s
                               std::map<std::string, std::string> env = {}, int timeout_s = 120,
                               bool drop_root = false) {
   return run_program(perflint_binary(), args, cwd, std::move(env), timeout_s, drop_root);
+}
+
+// Runs the built perflint with `input` on its standard input.
+inline RunResult run_perflint_stdin(const std::vector<std::string>& args, const std::string& input,
+                                    const std::string& cwd = ".") {
+  return run_program(perflint_binary(), args, cwd, {}, 120, false, input);
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {

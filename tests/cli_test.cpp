@@ -404,3 +404,87 @@ TEST(PreCommit, HookDefinitionHasTheRequiredKeys) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+using testing::contains;
+using testing::RunResult;
+using testing::run_perflint_stdin;
+using testing::TempDir;
+
+constexpr const char* kStdinScript =
+    "import torch\n"
+    "torch.autograd.set_detect_anomaly(True)\n"
+    "model = torch.nn.Linear(4, 4).cuda()\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "for x, y in loader:\n"
+    "    loss = (model(x.cuda()) - y.cuda()).pow(2).mean()\n"
+    "    opt.zero_grad()\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "    print(loss.item())\n";
+
+// Issue 12: `perflint -` reads the script from stdin, as ruff does; findings name "-".
+TEST(Stdin, DashLintsStandardInput) {
+  TempDir t;
+  RunResult r = run_perflint_stdin({"--isolated", "-"}, kStdinScript, t.str());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "-:2:1: PFL301")) << r.out;
+  EXPECT_TRUE(contains(r.out, "-:10:11: PFL201")) << r.out;
+}
+
+// --stdin-filename: the config of that path applies (a pyproject.toml two levels up ignores PFL2),
+// per-file-ignores match it, and findings carry its name.
+TEST(Stdin, StdinFilenameResolvesConfigAndPathAsIfTheFileWereThere) {
+  TempDir t;
+  t.write("proj/pyproject.toml",
+          "[tool.perflint]\nignore = [\"PFL2\"]\n[tool.perflint.per-file-ignores]\n\"scripts/*.py\" = [\"PFL301\"]\n");
+  t.write("proj/src/placeholder.txt", "");
+  RunResult r = run_perflint_stdin({"--stdin-filename", "proj/src/train.py"}, kStdinScript, t.str());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "proj/src/train.py:2:1: PFL301")) << r.out;
+  EXPECT_FALSE(contains(r.out, "PFL201")) << r.out;  // the project's config, found from that path
+  RunResult ignored = run_perflint_stdin({"--stdin-filename", "proj/scripts/train.py"}, kStdinScript, t.str());
+  EXPECT_FALSE(contains(ignored.out, "PFL301")) << ignored.out;  // per-file-ignores match the name
+  RunResult elsewhere = run_perflint_stdin({"--stdin-filename", "train.py"}, kStdinScript, t.str());
+  EXPECT_TRUE(contains(elsewhere.out, "train.py:10:11: PFL201")) << elsewhere.out;  // no config there
+}
+
+// --fix with stdin writes the fixed text to stdout (to pipe back into an editor) and the report to
+// stderr; no file is written.
+TEST(Stdin, FixPrintsTheFixedTextOnStdoutAndTheReportOnStderr) {
+  TempDir t;
+  RunResult r = run_perflint_stdin({"--isolated", "--select", "PFL301,PFL201", "--fix", "-"}, kStdinScript, t.str());
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // PFL201 remains
+  std::string expected = kStdinScript;
+  expected.replace(expected.find("(True)"), 6, "(False)");
+  EXPECT_EQ(r.out, expected);
+  EXPECT_TRUE(contains(r.err, "Fixed 1 finding")) << r.err;
+  EXPECT_TRUE(contains(r.err, "PFL201")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(t.path() / "-"));
+  // Nothing to fix: the text comes back unchanged.
+  RunResult clean = run_perflint_stdin({"--isolated", "--fix", "-"}, "x = 1\n", t.str());
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(clean.out, "x = 1\n");
+  RunResult diff = run_perflint_stdin({"--isolated", "--select", "PFL301", "--diff", "--stdin-filename", "a/train.py"},
+                                      kStdinScript, t.str());
+  EXPECT_TRUE(contains(diff.out, "+torch.autograd.set_detect_anomaly(False)")) << diff.out;
+  EXPECT_TRUE(contains(diff.out, "a/train.py")) << diff.out;
+}
+
+TEST(Stdin, DashWithOtherPathsOrWithProbeIsAUsageError) {
+  TempDir t;
+  t.write("a.py", "x = 1\n");
+  RunResult mixed = run_perflint_stdin({"-", "a.py"}, "x = 1\n", t.str());
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_TRUE(contains(mixed.err, "cannot be combined with other paths")) << mixed.err;
+  RunResult named = run_perflint_stdin({"--stdin-filename", "b.py", "a.py"}, "x = 1\n", t.str());
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_TRUE(contains(named.err, "--stdin-filename")) << named.err;
+  RunResult probe = run_perflint_stdin({"--probe", "-"}, "x = 1\n", t.str());
+  EXPECT_EQ(probe.exit_code, 2);
+  EXPECT_TRUE(contains(probe.err, "not stdin")) << probe.err;
+}
+
+}  // namespace
+}  // namespace perflint

@@ -17,7 +17,7 @@ _perflint() {
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
       --output --exit-zero --statistics --no-show-source --no-color --color -j --jobs --config
-      --isolated --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
+      --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
       --python --show-output --verify --verify-runs" -- "$cur"))
     return
   fi
