@@ -122,6 +122,11 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
         break;
       case In::MultiBasic:
         if (c == '\\') {
+          // toml++ 3.3 asks whether the character after a backslash is whitespace (a line-ending
+          // backslash) with a look-up that is undefined for most non-ASCII code points: refuse it
+          // (it is no valid escape anyway).
+          if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80)
+            return at("non-ASCII character after a backslash in a string; write it as \\uXXXX");
           // A line-ending backslash: toml++ 3.3 skips the blanks after it with a look-up that is
           // undefined for most non-ASCII code points (upstream issues 190 and 295).
           size_t k = i + 1;
