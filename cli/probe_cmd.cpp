@@ -18,6 +18,7 @@
 #include "probe/evidence_log.hpp"
 #include "probe/runner.hpp"
 #include "probe/verdict.hpp"
+#include "probe/phases.hpp"
 #include "probe/verify.hpp"
 
 namespace perflint {
@@ -398,6 +399,19 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (e.exit_reason == "script_exit" && outcome->end == probe::RunOutcome::End::Exited) s.exit_code = outcome->exit_code;
   if (outcome->end == probe::RunOutcome::End::Signaled) s.exit_reason = "crash";  // after the shim wrote
   for (const auto& d : probe::diagnose(e)) s.diagnoses.emplace_back(d.kind, d.text);
+  if (const auto ph = probe::summarize_phases(e)) {
+    for (const auto& f : ph->phases) s.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
+    s.syncs_per_step = ph->syncs_per_step;
+    s.phases_host_clock = ph->host_clock;
+  }
+  for (size_t i = 0; i < e.steps.size(); ++i) {
+    const auto& st = e.steps[i];
+    StepRow row{static_cast<int>(i), st.warmup, st.start_ms, st.wall_ms, st.data_wait_ms, std::nullopt};
+    if (st.phases)
+      row.phases_ms = std::array<double, 6>{st.phases->data_ms,     st.phases->h2d_ms,       st.phases->forward_ms,
+                                            st.phases->backward_ms, st.phases->optimizer_ms, st.phases->other_ms};
+    s.steps.push_back(row);
+  }
   // This device's calibration, when `perflint calibrate` has measured it: traced GPU costs become
   // estimates. Only GPU verdicts use it; a missing one is no error.
   std::optional<probe::Calibration> calibration;

@@ -54,6 +54,15 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
 }
 
+double quantile_of(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
 double Evidence::median_step_ms() const {
   std::vector<double> v;
   for (const auto* s : measured()) v.push_back(s->wall_ms);
@@ -154,16 +163,21 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
     st.warmup = s.boolean("warmup").value_or(false);
     st.wall_ms = s.num("wall_ms").value_or(0.0);
     st.start_ms = s.num("start_ms").value_or(0.0);
-    if (const auto* ph = s.get("phases"); ph && ph->is_object()) {
+    // Phases in ms, each clamped to [0, 1e9]: the host clock's (`phases`) and, on CUDA, the GPU's
+    // from CUDA events (`gpu_phases`: no data or other, those are host time).
+    auto read_phases = [](const jsonr::Node& ph) {
+      auto ms = [&](std::string_view k) { return std::clamp(ph.num(k).value_or(0.0), 0.0, 1e9); };
       StepPhases p;
-      p.data_ms = ph->num("data_ms").value_or(0.0);
-      p.h2d_ms = ph->num("h2d_ms").value_or(0.0);
-      p.forward_ms = ph->num("forward_ms").value_or(0.0);
-      p.backward_ms = ph->num("backward_ms").value_or(0.0);
-      p.optimizer_ms = ph->num("optimizer_ms").value_or(0.0);
-      p.other_ms = ph->num("other_ms").value_or(0.0);
-      st.phases = p;
-    }
+      p.data_ms = ms("data_ms");
+      p.h2d_ms = ms("h2d_ms");
+      p.forward_ms = ms("forward_ms");
+      p.backward_ms = ms("backward_ms");
+      p.optimizer_ms = ms("optimizer_ms");
+      p.other_ms = ms("other_ms");
+      return p;
+    };
+    if (const auto* ph = s.get("phases"); ph && ph->is_object()) st.phases = read_phases(*ph);
+    if (const auto* ph = s.get("gpu_phases"); ph && ph->is_object()) st.gpu_phases = read_phases(*ph);
     st.data_wait_ms = s.num("data_wait_ms").value_or(0.0);
     st.autocast = s.boolean("autocast").value_or(false);
     st.checkpoint_calls = to_integer<uint32_t>(s.num("checkpoint_calls"), 0);

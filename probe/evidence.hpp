@@ -29,6 +29,7 @@ struct StepEvidence {
   double start_ms = 0.0;  // when the step began, ms since the shim started (timelines)
   double wall_ms = 0.0;
   std::optional<StepPhases> phases;  // unset: the shim did not time phases
+  std::optional<StepPhases> gpu_phases;  // CUDA events' times (h2d, forward, backward, optimizer), when resolved
   double data_wait_ms = 0.0;
   bool autocast = false;
   bool anomaly = false;
@@ -118,6 +119,8 @@ struct Evidence {
 
 // The median of `v` (the mean of the middle two for an even count); 0 for none.
 double median_of(std::vector<double> v);
+// The q-quantile of `v` (0 <= q <= 1), linear between neighbours; 0 for none.
+double quantile_of(std::vector<double> v, double q);
 
 Expected<Evidence> read_evidence(const std::string& path);
 // Parses evidence text (tests, and read_evidence after reading the file).

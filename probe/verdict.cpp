@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "probe/estimate.hpp"
+#include "probe/phases.hpp"
 #include "rules/rule.hpp"
 
 namespace perflint::probe {
@@ -372,6 +373,11 @@ std::vector<Diagnosis> diagnose(const Evidence& e) {
       out.push_back({"launch-bound", "the GPU is busy only " + pct(busy) + " of the step while the host launches " +
                                          fmt(e.gpu_mean(&GpuStep::launches), 0) +
                                          " kernels per step: launch overhead dominates (CUDA graphs, torch.compile)"});
+  }
+  // On the CPU the phases say where the step goes (the GPU's own clock is the tracing's job).
+  if (const auto ph = summarize_phases(e); ph && !e.gpu_traced() && (e.device_kind != "cuda" || !ph->host_clock)) {
+    if (auto d = diagnose_phases(*ph, e.median_step_ms())) out.push_back({d->kind, d->text});
+    return out;
   }
   const double share = e.data_wait_share();
   if (!e.measured().empty() && share > 0.5)

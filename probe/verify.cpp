@@ -35,22 +35,10 @@ std::string runtime_fix(const Finding& f, const Evidence& e, int workers) {
   return {};
 }
 
-namespace {
-// The q-quantile of sorted values, linear between neighbours.
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0.0;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
-}  // namespace
-
 RunFigure run_figure(const Evidence& e) {
   std::vector<double> v;
   for (const auto* s : e.measured()) v.push_back(s->wall_ms);
-  std::sort(v.begin(), v.end());
-  return RunFigure{quantile(v, 0.5), quantile(v, 0.75) - quantile(v, 0.25)};
+  return RunFigure{quantile_of(v, 0.5), quantile_of(v, 0.75) - quantile_of(v, 0.25)};
 }
 
 Baseline make_baseline(const std::vector<RunFigure>& runs) {

@@ -104,6 +104,39 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("warmup", p->warmup);
     probe.set("median_step_ms", p->median_step_ms);
     probe.set("data_wait_share", p->data_wait_share);
+    if (!p->phases.empty()) {  // per phase over the measured steps; absent when the shim did not time them
+      Value phases;
+      for (const auto& ph : p->phases) {
+        Value v;
+        v.set("median_ms", ph.median_ms);
+        v.set("p10_ms", ph.p10_ms);
+        v.set("p90_ms", ph.p90_ms);
+        v.set("share", ph.share);
+        phases.set(ph.name, std::move(v));
+      }
+      probe.set("phases", std::move(phases));
+      probe.set("syncs_per_step", p->syncs_per_step);
+      probe.set("phases_clock", p->phases_host_clock ? "host" : "cuda_events");
+    }
+    Value rows = json::Array{};
+    static constexpr const char* kPhaseKeys[6] = {"data_ms", "h2d_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"};
+    for (const auto& st : p->steps) {
+      Value r;
+      r.set("index", st.index);
+      r.set("warmup", st.warmup);
+      r.set("start_ms", st.start_ms);
+      r.set("wall_ms", st.wall_ms);
+      r.set("data_wait_ms", st.data_wait_ms);
+      if (st.phases_ms) {
+        Value ph;
+        for (size_t i = 0; i < 6; ++i) ph.set(kPhaseKeys[i], (*st.phases_ms)[i]);
+        r.set("phases", std::move(ph));
+      } else {
+        r.set("phases", Value());
+      }
+      rows.push(std::move(r));
+    }
+    probe.set("step_rows", std::move(rows));
     probe.set("gpu_busy_share", p->gpu_busy_share >= 0 ? Value(p->gpu_busy_share) : Value());
     probe.set("overhead", p->overhead);
     probe.set("calibration", p->calibration);

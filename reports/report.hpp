@@ -1,7 +1,9 @@
 // Report writers: text (ruff/rustc style), json, sarif (2.1.0), github annotations. They format the
 // results they are given and decide nothing (DESIGN.md: data flows one way).
 #pragma once
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -32,6 +34,20 @@ struct VerifySummary {
   std::vector<std::string> notes;        // e.g. a baseline repeat that failed
 };
 
+// One phase of the measured steps (probe::PhaseSummary, as plain figures for the writers).
+struct PhaseRow {
+  std::string name;  // data | h2d | forward | backward | optimizer | other
+  double median_ms = 0.0, p10_ms = 0.0, p90_ms = 0.0, share = 0.0;
+};
+
+// One step as the shim recorded it, warm-up included: the JSON's per-step rows.
+struct StepRow {
+  int index = 0;
+  bool warmup = false;
+  double start_ms = 0.0, wall_ms = 0.0, data_wait_ms = 0.0;
+  std::optional<std::array<double, 6>> phases_ms;  // in PhaseRow name order; unset: not timed
+};
+
 struct ProbeSummary {
   std::string script;
   std::string python, python_source, torch;
@@ -52,6 +68,10 @@ struct ProbeSummary {
   std::string signal;                 // "killed by SIGSEGV" / "SIGTERM to perflint"; empty: none
   std::vector<std::string> strays;    // processes that had left the script's group, stopped: "pid 12 (sleep)"
   std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)
+  std::vector<PhaseRow> phases;       // empty: the shim did not time phases
+  double syncs_per_step = 0.0;        // with phases: host syncs per measured step
+  bool phases_host_clock = true;      // on CUDA the host clock sees launches, not GPU time
+  std::vector<StepRow> steps;         // every recorded step
   std::string log_path;
   std::string log_tail;               // shown when the script did not reach the steps
   std::string error;                  // no evidence at all: why

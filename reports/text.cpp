@@ -267,6 +267,18 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   if (p.steps_measured > 0) {
     out += "  median step   " + ms(p.median_step_ms) + " ms\n";
     out += "  data wait     " + percent(p.data_wait_share) + " of the step\n";
+    if (!p.phases.empty()) {
+      // One line: each phase's share of the step, then its median and p10-p90 in ms.
+      std::string bar, spread;
+      for (const auto& ph : p.phases) {
+        bar += (bar.empty() ? "" : " | ") + ph.name + " " + percent(ph.share);
+        spread += (spread.empty() ? "" : ", ") + ph.name + " " + ms(ph.median_ms) + " (" + ms(ph.p10_ms) + "-" +
+                  ms(ph.p90_ms) + ")";
+      }
+      out += "  phases        " + bar + "\n";
+      out += "                median ms (p10-p90): " + spread + "; " + ms(p.syncs_per_step) + " .item()/.cpu()-style reads/step" +
+             (p.phases_host_clock && p.device_kind == "cuda" ? "; host clock: GPU time is not in these" : "") + "\n";
+    }
     if (p.gpu_busy_share >= 0) out += "  GPU busy      " + percent(p.gpu_busy_share) + " of the step\n";
   }
   out += "  overhead      " + p.overhead + "\n";

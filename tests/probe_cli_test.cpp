@@ -184,6 +184,50 @@ TEST(ProbeCli, UsageErrors) {
   EXPECT_NE(nopython.err.find("/nonexistent/python"), std::string::npos) << nopython.err;
 }
 
+// Phases (issue 13): each real script's dominant phase is the diagnosis, and the JSON carries the
+// per-phase figures and a row per step. The scripts are built so that one phase dwarfs the others
+// (98%, 97%, 99% on an idle machine), so a loaded machine cannot change the verdict.
+TEST(ProbeCli, PhasesNameWhereTheStepGoesAndTheDiagnosisFollowsThem) {
+  REQUIRE_TORCH();
+  const std::pair<const char*, const char*> cases[] = {
+      {"data_bound.py", "data"}, {"optimizer_heavy.py", "optimizer"}, {"compute_heavy.py", "forward+backward"}};
+  for (const auto& [script, dominant] : cases) {
+    auto r = run_perflint({"--probe", "--steps", "4", "--warmup", "1", "--python", "/usr/bin/python3",
+                           "--output-format", "json", kScripts + script});
+    auto doc = jsonr::parse(r.out, "stdout");
+    ASSERT_TRUE(doc.ok()) << script << ": " << doc.error().message << r.err;
+    const jsonr::Node* probe = doc->get("probe");
+    const jsonr::Node* phases = probe->get("phases");
+    ASSERT_NE(phases, nullptr) << r.out;
+    auto share = [&](const char* name) { return phases->get(name)->num("share").value_or(-1); };
+    double others = 0;
+    for (const char* name : {"data", "h2d", "forward", "backward", "optimizer", "other"})
+      if (std::string_view(dominant).find(name) == std::string_view::npos) others = std::max(others, share(name));
+    const double top = std::string_view(dominant) == "forward+backward" ? share("forward") + share("backward")
+                                                                         : share(dominant);
+    EXPECT_GT(top, 0.5) << script << "\n" << r.out;
+    EXPECT_GT(top, others) << script;
+    const std::string expected = std::string_view(dominant) == "data"        ? "data-bound"
+                                 : std::string_view(dominant) == "optimizer" ? "optimizer-bound"
+                                                                             : "compute-bound";
+    ASSERT_FALSE(probe->get("diagnoses")->items.empty()) << script << "\n" << r.out;
+    EXPECT_EQ(probe->get("diagnoses")->items[0].string("kind"), expected) << script;
+    const jsonr::Node* rows = probe->get("step_rows");
+    ASSERT_EQ(rows->items.size(), 5u) << script;  // warm-up included
+    EXPECT_TRUE(rows->items[0].get("warmup")->b);
+    const jsonr::Node* first = rows->items[1].get("phases");
+    ASSERT_NE(first, nullptr);
+    double sum = 0;
+    for (const auto& [name, v] : first->members) sum += v.number;
+    EXPECT_NEAR(sum, rows->items[1].num("wall_ms").value_or(0), 0.05 * sum + 0.5) << script;  // they add up
+  }
+  auto text = run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "--no-color",
+                            kScripts + "optimizer_heavy.py"});
+  EXPECT_NE(text.out.find("  phases        data "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("| optimizer "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("optimizer-bound: "), std::string::npos) << text.out;
+}
+
 // --verify end to end: the fix re-runs are real runs of the script with the shim's run-time fixes.
 const jsonr::Node* verify_of(const jsonr::Node& doc, std::string_view code) {
   const jsonr::Node* f = finding(doc, code);

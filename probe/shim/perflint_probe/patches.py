@@ -49,8 +49,22 @@ def install(probe):
             _wrap_step(type(self), probe)
 
     torch.optim.Optimizer.__init__ = opt_init
-    if hasattr(opt_mod, "register_optimizer_step_post_hook"):  # torch >= 2.0: a global hook
-        opt_mod.register_optimizer_step_post_hook(lambda opt, args, kwargs: probe.boundary("optimizer"))
+    if hasattr(opt_mod, "register_optimizer_step_post_hook"):  # torch >= 2.0: global hooks
+        def opt_pre(opt, args, kwargs):
+            _local.opt_start = time.perf_counter()
+            _gpu_start(probe, "optimizer")
+
+        def opt_post(opt, args, kwargs):
+            start = getattr(_local, "opt_start", None)
+            _local.opt_start = None
+            _gpu_stop(probe, "optimizer")
+            if start is not None and probe.in_user_code():
+                probe.current.phases.add("optimizer", time.perf_counter() - start)
+            probe.boundary("optimizer")
+
+        if hasattr(opt_mod, "register_optimizer_step_pre_hook"):
+            opt_mod.register_optimizer_step_pre_hook(opt_pre)
+        opt_mod.register_optimizer_step_post_hook(opt_post)
 
     orig_tensor_backward = torch.Tensor.backward
     orig_autograd_backward = torch.autograd.backward
@@ -58,11 +72,20 @@ def install(probe):
     def run_backward(orig, *args, **kwargs):
         depth = getattr(_local, "backward_depth", 0)
         _local.backward_depth = depth + 1
+        phases = probe.current.phases
+        t0 = time.perf_counter()
+        if depth == 0:
+            phases.in_backward = True  # forwards re-run by checkpointing are backward's time
+            _gpu_start(probe, "backward")
         try:
             return orig(*args, **kwargs)
         finally:
             _local.backward_depth = depth
             if depth == 0:
+                phases.in_backward = False
+                _gpu_stop(probe, "backward")
+                if probe.in_user_code():
+                    phases.add("backward", time.perf_counter() - t0)
                 probe.boundary("backward")
 
     @functools.wraps(orig_tensor_backward)
@@ -184,6 +207,30 @@ def install(probe):
 
         module_mod.register_module_forward_pre_hook(pre_hook)
 
+    # ---- phases: forward (outermost module call) and host-to-device copies ---------------------
+    if hasattr(module_mod, "register_module_forward_pre_hook") and hasattr(module_mod, "register_module_forward_hook"):
+        def forward_enter(module, inputs):
+            if not compiling(torch):
+                ph = probe.current.phases
+                if ph.forward_depth == 0 and not ph.in_backward:
+                    _gpu_start(probe, "forward")
+                ph.forward_enter()
+
+        def forward_exit(module, inputs, output):
+            if not compiling(torch):
+                ph = probe.current.phases
+                ph.forward_exit()
+                if ph.forward_depth == 0 and not ph.in_backward:
+                    _gpu_stop(probe, "forward")
+
+        module_mod.register_module_forward_pre_hook(forward_enter)
+        module_mod.register_module_forward_hook(forward_exit)
+
+    for name in ("to", "cuda"):
+        orig = getattr(torch.Tensor, name, None)
+        if orig is not None:
+            setattr(torch.Tensor, name, _timed_move(orig, probe, torch))
+
 
 def compiling(torch):
     """True while TorchDynamo traces (torch.compile); False on torch 1.x."""
@@ -202,12 +249,48 @@ def _wrap_step(cls, probe):
 
     @functools.wraps(step)
     def wrapped(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        _gpu_start(probe, "optimizer")
         result = step(self, *args, **kwargs)
+        _gpu_stop(probe, "optimizer")
+        if probe.in_user_code():
+            probe.current.phases.add("optimizer", time.perf_counter() - t0)
         probe.boundary("optimizer")
         return result
 
     wrapped._perflint_wrapped = True
     setattr(cls, "step", wrapped)
+
+
+def _gpu_start(probe, phase):
+    """CUDA: an event on the current stream where the phase starts (probe.gpu_events, once CUDA is in use)."""
+    ev = probe.gpu_events
+    if ev is not None and probe.in_user_code():
+        ev.start(phase)
+
+
+def _gpu_stop(probe, phase):
+    ev = probe.gpu_events
+    if ev is not None and probe.in_user_code():
+        ev.stop(phase, len(probe.records))
+
+
+def _timed_move(orig, probe, torch):
+    """Tensor.to / .cuda: the time of calls that move a host tensor to a device (the h2d phase)."""
+
+    @functools.wraps(orig)
+    def wrapper(self, *args, **kwargs):
+        if compiling(torch) or self.is_cuda:
+            return orig(self, *args, **kwargs)
+        t0 = time.perf_counter()
+        _gpu_start(probe, "h2d")
+        result = orig(self, *args, **kwargs)
+        _gpu_stop(probe, "h2d")
+        if result is not self and getattr(result, "is_cuda", False) and probe.in_user_code():
+            probe.current.phases.add("h2d", time.perf_counter() - t0)
+        return result
+
+    return wrapper
 
 
 def _counting(orig, op, probe, torch_dir):

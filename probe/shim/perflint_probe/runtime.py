@@ -23,6 +23,7 @@ import traceback
 from perflint_probe import EVIDENCE_SCHEMA
 from perflint_probe import fixes
 from perflint_probe import patches
+from perflint_probe.phases import EventPhases, HostPhases
 
 
 def _env_int(name, default):
@@ -36,7 +37,7 @@ class StepCounters:
     """What one step did. Reset at every boundary."""
 
     __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls",
-                 "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms")
+                 "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms", "phases")
 
     def __init__(self, start):
         self.start = start
@@ -49,6 +50,7 @@ class StepCounters:
         self.zero_grad_calls = 0
         self.zero_grad_fill_calls = 0  # calls that zero-filled the gradients (set_to_none=False)
         self.zero_grad_ms = 0.0
+        self.phases = HostPhases()
 
 
 class Probe:
@@ -75,6 +77,10 @@ class Probe:
         self.fix_context = None
         self.sync_debug = None  # patches.SyncDebug once torch.cuda.set_sync_debug_mode("warn") is on
         self.gemm_shapes = {}  # (m, n, k) of nn.Linear forwards -> calls, all steps
+        # CUDA: phases also timed with CUDA events (phases.EventPhases), created once CUDA is in use
+        # and resolved at later boundaries without a sync; step index -> {phase: ms}.
+        self.gpu_events = None
+        self.gpu_phase_ms = {}
 
     # ---- running the script -----------------------------------------------------------------
     def run(self, script, args):
@@ -140,6 +146,10 @@ class Probe:
             self.marker = "optimizer" if self.optimizer_created else "backward"
         if kind != self.marker:
             return
+        if self.gpu_events is None and self.torch is not None and _cuda_in_use(self.torch):
+            self.gpu_events = EventPhases(lambda: self.torch.cuda.Event(enable_timing=True))
+        if self.gpu_events is not None:
+            self.gpu_events.resolve(self.gpu_phase_ms)
         if self.sync_debug is None:
             self.sync_debug = patches.SyncDebug.start(self)  # only once CUDA is in use: never initializes it
         elif self.sync_debug:
@@ -156,6 +166,7 @@ class Probe:
                 "warmup": len(self.records) < self.warmup,
                 "start_ms": (c.start - self.started) * 1000.0,
                 "wall_ms": (now - c.start) * 1000.0,
+                "phases": c.phases.record(now - c.start, c.data_wait),
                 "data_wait_ms": c.data_wait * 1000.0,
                 "syncs": [{"site": site, "op": op, "count": n, "cuda": cuda} for (site, op, cuda), n in sorted(c.syncs.items())],
                 "autocast": c.autocast,
@@ -258,6 +269,11 @@ class Probe:
     # ---- the evidence file --------------------------------------------------------------------
     def evidence(self):
         torch = self.torch
+        if self.gpu_events is not None:  # what has completed by now, without waiting for the rest
+            self.gpu_events.resolve(self.gpu_phase_ms)
+            for index, ms in self.gpu_phase_ms.items():
+                if 0 <= index < len(self.records):
+                    self.records[index]["gpu_phases"] = {k + "_ms": v for k, v in ms.items()}
         return {
             "schema": EVIDENCE_SCHEMA,
             "python": sys.executable,
@@ -330,6 +346,14 @@ class Probe:
             json.dump(data, f, indent=1)
             f.write("\n")
         os.replace(tmp, self.out)
+
+
+def _cuda_in_use(torch):
+    """True once the script has initialised CUDA (never initialises it itself)."""
+    try:
+        return bool(torch.cuda.is_initialized())
+    except Exception:
+        return False
 
 
 def _cupti_library():
