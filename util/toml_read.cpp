@@ -80,6 +80,13 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     const char c = text[i];
     size_t step = n;
     if (n > 1 && (in == In::Code)) return at("non-ASCII character outside a string or a comment");
+    // toml++ 3.3 asks whether the character after a backslash in a multi-line string is whitespace
+    // (a line-ending backslash) with a look-up that is undefined for most non-ASCII code points. Where
+    // toml++ reads a multi-line string is not always where this scan does (a `"""` key), so a
+    // backslash before a non-ASCII character is refused everywhere but in comments; it is no valid
+    // escape in a basic string, and a literal string can use a basic one with \uXXXX instead.
+    if (c == '\\' && in != In::Comment && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80)
+      return at("non-ASCII character after a backslash; write it as \\uXXXX in a basic string");
     switch (in) {
       case In::Code:
         if (c == '#') {
@@ -122,11 +129,6 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
         break;
       case In::MultiBasic:
         if (c == '\\') {
-          // toml++ 3.3 asks whether the character after a backslash is whitespace (a line-ending
-          // backslash) with a look-up that is undefined for most non-ASCII code points: refuse it
-          // (it is no valid escape anyway).
-          if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80)
-            return at("non-ASCII character after a backslash in a string; write it as \\uXXXX");
           // A line-ending backslash: toml++ 3.3 skips the blanks after it with a look-up that is
           // undefined for most non-ASCII code points (upstream issues 190 and 295).
           size_t k = i + 1;
