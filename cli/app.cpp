@@ -25,6 +25,7 @@
 #include "util/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
+#include "probe/compare.hpp"
 #include "probe/ranks.hpp"
 #include "reports/report.hpp"
 #include "reports/timeline.hpp"
@@ -81,6 +82,29 @@ const std::string* first_invalid(const std::vector<std::string>& selectors) {
   for (const auto& s : selectors)
     if (!is_valid_selector(s)) return &s;
   return nullptr;
+}
+
+// A probe report's measured steps (`compare`, `--baseline`); the error names the file.
+Expected<probe::RunSteps> read_report_steps(const std::string& path) {
+  const FileRead read = read_whole_file(path, 1ull << 30);
+  if (read.status != FileRead::Status::Ok)
+    return make_error(path + ": " + (read.status == FileRead::Status::Error ? read.error : std::string("over 1 GiB")));
+  return probe::read_run_steps(read.bytes, path);
+}
+
+// `perflint compare BASE.json NEW.json`: 0 no regression, 1 regressed beyond --fail-on-regression, 2 error.
+int run_compare_command(const Options& o) {
+  auto base = read_report_steps(o.compare_files[0]);
+  auto next = base ? read_report_steps(o.compare_files[1]) : base;
+  if (!base || !next) {
+    print(stderr, "error: " + (!base ? base.error().message : next.error().message) + "\n");
+    return kError;
+  }
+  const probe::Comparison c = probe::compare_runs(*base, *next, o.fail_on_regression);
+  const std::string text = o.format == OutputFormat::Json ? probe::comparison_json(c, *base, *next)
+                                                          : probe::comparison_text(c, *base, *next);
+  if (!write_stdout(text)) return kError;
+  return c.regressed ? kFindings : kClean;
 }
 
 int run_rules_command(const Options& o) {
@@ -397,6 +421,31 @@ int run_lint(const Options& o) {
 
   int code = exit_code_for(results, o.exit_zero);
   if (o.probe && !write_probe_views(o, config, results, report, probe_summary, probe_ranks)) code = kError;
+  if (o.probe && !o.baseline.empty()) {  // --baseline: this run against an earlier report
+    auto base = read_report_steps(o.baseline);
+    probe::RunSteps now;
+    now.label = "this run";
+    for (const auto& st : probe_summary.steps) {
+      if (st.warmup) continue;
+      now.wall_ms.push_back(st.wall_ms);
+      if (!st.phases_ms) continue;
+      if (now.phase_ms.empty()) now.phase_ms.resize(6);
+      for (size_t i = 0; i < 6; ++i) now.phase_ms[i].push_back((*st.phases_ms)[i]);
+    }
+    if (now.phase_ms.size() == 6 && now.phase_ms[0].size() != now.wall_ms.size()) now.phase_ms.clear();
+    if (!base) {
+      print(stderr, "error: --baseline: " + base.error().message + "\n");
+      code = kError;
+    } else if (now.wall_ms.empty()) {
+      print(stderr, "note: --baseline: this run measured no step, nothing to compare\n");
+    } else {
+      const probe::Comparison c = probe::compare_runs(*base, now, o.fail_on_regression);
+      const std::string cmp = probe::comparison_text(c, *base, now);
+      if (o.format == OutputFormat::Text && o.output.empty()) text += "\n" + cmp;
+      else print(stderr, cmp);
+      if (c.regressed && code != kError) code = 4;  // the median step regressed beyond the threshold
+    }
+  }
   if (probe_status == 3 && code != kError) code = 3;  // the script did not reach the steps
   // What could not be read, and notices (a FIFO skipped), go to stderr in every format, as ruff
   // does: stdout carries only the report (text with its syntax errors, or the JSON/SARIF document,
@@ -448,6 +497,7 @@ int run_cli(int argc, char** argv) {
     }
     const Options& o = parsed.options;
     if (o.command == Options::Command::Calibrate) return run_calibrate_command(o);
+    if (o.command == Options::Command::Compare) return run_compare_command(o);
     if (o.command != Options::Command::Lint) return run_rules_command(o);
     return run_lint(o);
   } catch (const std::exception& e) {

@@ -195,9 +195,25 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::Range(2, 20))->type_name("N");
   app.add_option("--report-html", o.report_html, "Probe: also write a self-contained HTML report (charts, ranked fixes; opens offline)")
       ->type_name("FILE");
+  app.add_option("--baseline", o.baseline,
+                 "Probe: compare this run with an earlier probe's JSON report (median step and phases, noise-aware)")
+      ->type_name("FILE");
+  app.add_option("--fail-on-regression", o.fail_on_regression,
+                 "compare / --baseline: fail when the median step is slower by more than PCT percent (beyond the noise)")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->type_name("PCT");
   app.add_option("--trace", o.trace, "Probe: also write the steps as a Chrome trace-event JSON (open in ui.perfetto.dev or chrome://tracing)")
       ->type_name("FILE");
 
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare", "Compare two probe runs (their --output-format json reports): median step and phases, noise-aware");
+  compare_cmd->fallthrough();
+  compare_cmd->add_option("reports", o.compare_files, "BASE.json NEW.json")->expected(2)->required()->type_name("FILE");
+  compare_cmd->footer(
+      "A delta within the larger of the two runs' step-to-step spreads (interquartile range) is \"no change\".\n"
+      "Exit codes: 0 no regression, 1 the median step is slower by more than --fail-on-regression PCT,\n"
+      "2 usage or unreadable report.\n"
+      "Example: perflint compare base.json new.json --fail-on-regression 5");
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
   CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
@@ -260,11 +276,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (rules_cmd->parsed()) o.command = Options::Command::Rules;
   if (rule_cmd->parsed()) o.command = Options::Command::Rule;
   if (calibrate_cmd->parsed()) o.command = Options::Command::Calibrate;
+  if (compare_cmd->parsed()) o.command = Options::Command::Compare;
   if (o.command != Options::Command::Lint && !o.paths.empty()) {
     // `perflint src rules` is more likely a file named "rules" than a request for the rule list.
-    const char* name = o.command == Options::Command::Rules  ? "rules"
-                       : o.command == Options::Command::Rule ? "rule"
-                                                             : "calibrate";
+    const char* name = o.command == Options::Command::Rules     ? "rules"
+                       : o.command == Options::Command::Rule    ? "rule"
+                       : o.command == Options::Command::Compare ? "compare"
+                                                                : "calibrate";
     parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
                  "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
     parsed.exit_now = true;
@@ -279,9 +297,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   }
   const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
-                          !o.report_html.empty() || !o.trace.empty();
+                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty();
+  if (o.fail_on_regression && o.command != Options::Command::Compare && o.baseline.empty()) {
+    parsed.err = std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
+                 "Run 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace and `-- ARGS` go with --probe\n") +
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline and `-- ARGS` go with --probe\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;

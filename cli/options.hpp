@@ -23,7 +23,7 @@ struct CalibrateOptions {
 };
 
 struct Options {
-  enum class Command { Lint, Rules, Rule, Calibrate };
+  enum class Command { Lint, Rules, Rule, Calibrate, Compare };
   Command command = Command::Lint;
   std::string rule;                 // `perflint rule CODE|NAME`
   std::vector<std::string> paths;   // empty: the current directory; "-": standard input
@@ -62,6 +62,9 @@ struct Options {
   std::optional<int> verify_runs;    // baseline runs (default 3)
   std::vector<std::string> script_args;  // everything after `--`
   std::string report_html;           // --report-html FILE: the self-contained HTML report
+  std::vector<std::string> compare_files;   // `perflint compare BASE.json NEW.json`
+  std::string baseline;                     // --probe --baseline BASE.json
+  std::optional<double> fail_on_regression; // PCT: compare / --baseline fail beyond it
   std::string trace;                 // --trace FILE: Chrome trace-event JSON (Perfetto, chrome://tracing)
 
   CalibrateOptions calibrate;

@@ -10,7 +10,7 @@ _perflint() {
       local codes
       codes=$(perflint rules 2>/dev/null | awk '$1 ~ /^PFL[0-9]+$/ {print $1}')
       COMPREPLY=($(compgen -W "$codes ALL" -- "$cur")); return ;;
-    -o|--output|--config|--stdin-filename) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o|--output|--config|--stdin-filename|--baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --python) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs) return ;;
   esac
@@ -18,11 +18,11 @@ _perflint() {
     COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
       --output --exit-zero --statistics --no-show-source --no-color --color -j --jobs --config
       --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
-      --python --show-output --verify --verify-runs" -- "$cur"))
+      --python --show-output --verify --verify-runs --baseline --fail-on-regression" -- "$cur"))
     return
   fi
   if ((COMP_CWORD == 1)); then
-    COMPREPLY=($(compgen -W "rules rule calibrate" -- "$cur"))
+    COMPREPLY=($(compgen -W "rules rule calibrate compare" -- "$cur"))
   fi
   COMPREPLY+=($(compgen -f -X '!*.py' -- "$cur") $(compgen -d -- "$cur"))
 }
