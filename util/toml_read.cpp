@@ -85,8 +85,14 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     // toml++ reads a multi-line string is not always where this scan does (a `"""` key), so a
     // backslash before a non-ASCII character is refused everywhere but in comments; it is no valid
     // escape in a basic string, and a literal string can use a basic one with \uXXXX instead.
-    if (c == '\\' && in != In::Comment && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80)
-      return at("non-ASCII character after a backslash; write it as \\uXXXX in a basic string");
+    // Blanks after the backslash are skipped first (`\ <U+035A>`: toml++ consumes them as the start
+    // of a line-ending backslash and asks about the next character).
+    if (c == '\\' && in != In::Comment) {
+      size_t k = i + 1;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+      if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80)
+        return at("non-ASCII character after a backslash; write it as \\uXXXX in a basic string");
+    }
     switch (in) {
       case In::Code:
         if (c == '#') {
