@@ -87,11 +87,16 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     // escape in a basic string, and a literal string can use a basic one with \uXXXX instead.
     // Blanks after the backslash are skipped first (`\ <U+035A>`: toml++ consumes them as the start
     // of a line-ending backslash and asks about the next character).
+    // After a line break there, every blank and line break is skipped too (a line-ending backslash).
     if (c == '\\' && in != In::Comment) {
       size_t k = i + 1;
       while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+      const bool line_ending = k < text.size() && (text[k] == '\n' || text[k] == '\r');
+      if (line_ending)
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
       if (k < text.size() && static_cast<unsigned char>(text[k]) >= 0x80)
-        return at("non-ASCII character after a backslash; write it as \\uXXXX in a basic string");
+        return at(line_ending ? "non-ASCII character right after a line-ending backslash; write it as \\uXXXX"
+                              : "non-ASCII character after a backslash; write it as \\uXXXX in a basic string");
     }
     switch (in) {
       case In::Code:
