@@ -154,8 +154,11 @@ std::string check_selectors(const Options& o, const Config& c) {
       {o.select ? &*o.select : nullptr, "--select"}, {&o.extend_select, "--extend-select"}, {&o.ignore, "--ignore"}};
   for (const auto& [list, flag] : cli)
     if (list != nullptr)
-      if (const std::string* bad = first_invalid(*list))
-        return "unknown rule selector '" + *bad + "' in " + flag + " (see 'perflint rules')";
+      if (const std::string* bad = first_invalid(*list)) {
+        const std::string best = rule_suggestion(*bad);
+        return "unknown rule selector '" + *bad + "' in " + flag +
+               (best.empty() ? std::string(" (see 'perflint rules')") : " (did you mean '" + best + "'?)");
+      }
   // The config loader validates these too; this keeps a bad selector from ever reaching the engine.
   const std::string where = c.path.empty() ? std::string("the configuration") : c.path;
   const std::pair<const std::vector<std::string>*, const char*> cfg[] = {

@@ -437,4 +437,10 @@ bool glob_match(std::string_view pattern, std::string_view path) {
   }
 }
 
+std::string rule_suggestion(std::string_view selector) {
+  std::vector<std::string_view> names;
+  for (const auto& r : all_rules()) names.push_back(r->info().name), names.push_back(r->info().code);
+  return suggestion(selector, names);
+}
+
 }  // namespace perflint

@@ -48,4 +48,7 @@ Expected<Config> discover_config(const std::string& start_dir);
 // Glob matching as used by exclude/per-file-ignores: `*` (no /), `**` (any), `?`, `[abc]`.
 bool glob_match(std::string_view pattern, std::string_view path);
 
+// The rule code or name closest to a mistyped selector ("PFL1O1" -> "PFL101"), or empty.
+std::string rule_suggestion(std::string_view selector);
+
 }  // namespace perflint

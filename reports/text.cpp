@@ -139,12 +139,16 @@ std::string note_text(const Note& n) {
 }
 
 // Marked `[*]` and counted in the summary: what `--fix` (with `--unsafe-fixes` if given) applies.
+// A file with a syntax error is not fixed (as ruff), so none of its findings is fixable.
 bool fixable(const Finding& f, bool unsafe) { return f.fix && !f.fix->edits.empty() && (f.fix->safe || unsafe); }
+bool has_syntax_error(const FileResult& r) {
+  return std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Syntax; });
+}
 
 void write_finding(std::string& out, std::string_view path, const Finding& f, const ReportOptions& options,
-                   const Style& style, const std::vector<std::string_view>* lines) {
+                   const Style& style, const std::vector<std::string_view>* lines, bool fix_blocked = false) {
   out += cat(style.bold(path), ":", std::to_string(f.span.start.line), ":", std::to_string(f.span.start.column), ": ",
-             style.bold(rule_code(f)), fixable(f, options.unsafe_fixes) ? " [*]" : "", " ", style.severity(f.severity, cat("[", to_string(f.severity), "]")), " ",
+             style.bold(rule_code(f)), !fix_blocked && fixable(f, options.unsafe_fixes) ? " [*]" : "", " ", style.severity(f.severity, cat("[", to_string(f.severity), "]")), " ",
              f.message, "\n");
   const Snippet s{style, std::to_string(f.span.start.line).size()};
   if (options.show_source && lines && f.span.start.line >= 1 && f.span.start.line <= lines->size())
@@ -174,8 +178,10 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe) {
     if (r.linted) ++checked;
     if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Io; }))
       ++unlintable;
+    const bool blocked = has_syntax_error(r);
     for (const auto& f : r.findings) {
       ++by_sev[static_cast<int>(f.severity)];
+      if (blocked) continue;
       if (fixable(f, unsafe)) ++fixes;
       else if (fixable(f, true)) ++unsafe_more;
     }
@@ -363,7 +369,7 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
       // A finding names its own path; it is normally the file's, and only then do we have its lines.
       const bool same_file = f.path == r.path || f.path.empty();
       write_finding(out, same_file ? std::string_view(r.path) : std::string_view(f.path), f, options, style,
-                    source && same_file ? &lines : nullptr);
+                    source && same_file ? &lines : nullptr, has_syntax_error(r));
       out += "\n";
     }
   }

@@ -488,3 +488,40 @@ TEST(Stdin, DashWithOtherPathsOrWithProbeIsAUsageError) {
 
 }  // namespace
 }  // namespace perflint
+
+namespace perflint {
+namespace {
+using testing::contains;
+using testing::RunResult;
+using testing::run_perflint;
+using testing::TempDir;
+
+// Issue 12 (ruff parity): a mistyped code or name on the command line gets the closest one.
+TEST(Cli, UnknownSelectorsOnTheCommandLineGetADidYouMean) {
+  TempDir t;
+  t.write("a.py", "x = 1\n");
+  RunResult code = run_perflint({"--select", "PFL1O1", "a.py"}, t.str());
+  EXPECT_EQ(code.exit_code, 2);
+  EXPECT_TRUE(contains(code.err, "unknown rule selector 'PFL1O1' in --select (did you mean 'PFL101'?)")) << code.err;
+  RunResult name = run_perflint({"--ignore", "per-step-itme", "a.py"}, t.str());
+  EXPECT_TRUE(contains(name.err, "(did you mean 'per-step-item'?)")) << name.err;
+  RunResult far = run_perflint({"--select", "XYZ", "a.py"}, t.str());
+  EXPECT_TRUE(contains(far.err, "(see 'perflint rules')")) << far.err;  // nothing close: the list
+}
+
+// A file with a syntax error is not fixed, so its findings carry no [*] and the summary does not
+// count them (it promised fixes --fix then did not make).
+TEST(Cli, FindingsInAFileWithASyntaxErrorAreNotMarkedFixable) {
+  TempDir t;
+  t.write("broken.py", "import torch\ntorch.autograd.set_detect_anomaly(True)\nx = (\n");
+  t.write("fine.py", "import torch\ntorch.autograd.set_detect_anomaly(True)\n");
+  RunResult r = run_perflint({"--isolated", "--select", "PFL301", "broken.py", "fine.py"}, t.str());
+  EXPECT_TRUE(contains(r.out, "broken.py:2:1: PFL301 [warning]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fine.py:2:1: PFL301 [*] [warning]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[*] 1 fixable with `--fix`")) << r.out;
+  RunResult fixed = run_perflint({"--isolated", "--select", "PFL301", "--fix", "broken.py", "fine.py"}, t.str());
+  EXPECT_TRUE(contains(fixed.out, "Fixed 1 finding")) << fixed.out;  // the count it promised
+}
+
+}  // namespace
+}  // namespace perflint
