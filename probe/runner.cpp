@@ -62,6 +62,7 @@ struct Child {
   pid_t pid;
   std::string comm;
   bool zombie;
+  pid_t pgid;  // its process group: the script's, unless it left it (setsid)
 };
 
 // The processes whose parent is this process (from /proc), with their command names.
@@ -80,10 +81,11 @@ std::vector<Child> own_children() {
     const auto open = all.find('(');
     const auto close = all.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close < open) continue;
-    long ppid = 0;
+    long ppid = 0, pgrp = 0;
     char state = 0;
-    if (std::sscanf(all.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
-    if (ppid == self) out.push_back({static_cast<pid_t>(pid), all.substr(open + 1, close - open - 1), state == 'Z'});
+    if (std::sscanf(all.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+    if (ppid == self)
+      out.push_back({static_cast<pid_t>(pid), all.substr(open + 1, close - open - 1), state == 'Z', static_cast<pid_t>(pgrp)});
   }
   ::closedir(d);
   return out;
@@ -251,6 +253,9 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
         continue;
       }
       alive = true;
+      // Still in the script's group (a DataLoader worker adopted as it dies): the group's SIGKILL
+      // has reached it; wait for it, but it never left the group, so it is no stray to name.
+      if (c.pgid == pid) continue;
       if (strays_seen.insert(c.pid).second) {
         out.strays.push_back("pid " + std::to_string(c.pid) + " (" + c.comm + ")");
         ::kill(c.pid, SIGTERM);

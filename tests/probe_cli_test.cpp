@@ -315,7 +315,7 @@ TEST(ProbeCliVerify, AFixThatBreaksTheScriptIsReportedWithItsError) {
   EXPECT_FALSE(finding(*doc, "PFL101")->get("verdict")->num("measured_saving_ms_per_step"));
   const jsonr::Node* verify = doc->get("probe")->get("verify");
   EXPECT_EQ(verify->get("all_fixes")->get("fixes")->items.size(), 0u);  // nothing left to combine
-  ASSERT_EQ(verify->get("notes")->items.size(), 1u);
+  ASSERT_EQ(verify->get("notes")->items.size(), 1u) << r.out;
   EXPECT_NE(verify->get("notes")->items[0].str.find("every fix broke"), std::string::npos);
 }
 
