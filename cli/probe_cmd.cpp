@@ -350,10 +350,10 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   for (const auto& stray : outcome->strays)
     s.strays.push_back(stray);
   s.overhead = !ro.cupti_library.empty() ? "GPU tracing on after warm-up, but no traced step came back"
-               : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found); "
-                                 "bench/probe_overhead.sh measures the shim's cost"
-                               : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); "
-                                 "bench/probe_overhead.sh measures the shim's cost";
+               : cupti.empty() ? "shim only (this build has no GPU tracing: CUPTI was not found); not measured in "
+                                 "this run (the project's paired-run benchmark measures the shim's cost)"
+                               : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); not measured in this run "
+                                 "(the project's paired-run benchmark measures the shim's cost)";
 
   auto evidence = evidence_of(*outcome, ro.evidence_path);
   if (!evidence) {
