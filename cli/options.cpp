@@ -195,6 +195,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::Range(2, 20))->type_name("N");
   app.add_option("--report-html", o.report_html, "Probe: also write a self-contained HTML report (charts, ranked fixes; opens offline)")
       ->type_name("FILE");
+  app.add_option("--nproc", o.nproc,
+                 "Probe: start N ranks of the script as torchrun would (env:// rendezvous on a free port; gloo or "
+                 "nccl is the script's choice); each rank is measured, stragglers named")
+      ->check(CLI::Range(1, 64))
+      ->type_name("N");
   app.add_option("--baseline", o.baseline,
                  "Probe: compare this run with an earlier probe's JSON report (median step and phases, noise-aware)")
       ->type_name("FILE");
@@ -297,7 +302,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   }
   const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
-                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty();
+                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty() || o.nproc;
   if (o.fail_on_regression && o.command != Options::Command::Compare && o.baseline.empty()) {
     parsed.err = std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
                  "Run 'perflint --help' for usage.\n";
@@ -306,7 +311,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   }
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline and `-- ARGS` go with --probe\n") +
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline, --nproc and `-- ARGS` go with --probe\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;

@@ -64,6 +64,7 @@ struct Options {
   std::string report_html;           // --report-html FILE: the self-contained HTML report
   std::vector<std::string> compare_files;   // `perflint compare BASE.json NEW.json`
   std::string baseline;                     // --probe --baseline BASE.json
+  std::optional<int> nproc;                 // --probe --nproc N: ranks started by the shim (env://)
   std::optional<double> fail_on_regression; // PCT: compare / --baseline fail beyond it
   std::string trace;                 // --trace FILE: Chrome trace-event JSON (Perfetto, chrome://tracing)
 

@@ -18,7 +18,10 @@
 #include "probe/evidence_log.hpp"
 #include "probe/runner.hpp"
 #include "probe/verdict.hpp"
+#include "util/io.hpp"
+#include "probe/json_read.hpp"
 #include "probe/phases.hpp"
+#include "probe/ranks.hpp"
 #include "probe/verify.hpp"
 
 namespace perflint {
@@ -107,6 +110,57 @@ Expected<probe::Evidence> evidence_of(const probe::RunOutcome& outcome, const st
   if (!recovered) return make_error("no step was recorded: the script ended before its first step completed");
   end_from_outcome(outcome, *recovered);
   return recovered;
+}
+
+// --nproc: every rank's evidence (`<path>.rank<R>`) and how the launcher saw each end
+// (`<path>.ranks.json`): the per-rank rows, the straggler, and the views' ranks.
+void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int nproc, ProbeSummary& s,
+                std::vector<probe::Evidence>* views) {
+  std::vector<probe::Evidence> all;
+  const FileRead manifest = read_whole_file(path + ".ranks.json", 1 << 20);
+  std::optional<jsonr::Node> info;
+  if (manifest.status == FileRead::Status::Ok)
+    if (auto doc = jsonr::parse(manifest.bytes, path + ".ranks.json")) info = std::move(*doc);
+  for (int r = 0; r < nproc; ++r) {
+    RankRow row;
+    row.rank = r;
+    const jsonr::Node* how = nullptr;
+    if (info && info->get("ranks") && info->get("ranks")->is_array() && static_cast<size_t>(r) < info->get("ranks")->items.size())
+      how = &info->get("ranks")->items[static_cast<size_t>(r)];
+    auto ev = evidence_of(outcome, path + ".rank" + std::to_string(r));
+    if (ev) {
+      row.steps = static_cast<int>(ev->measured().size());
+      row.median_step_ms = ev->median_step_ms();
+      row.data_wait_share = ev->data_wait_share();
+      if (const auto ph = probe::summarize_phases(*ev))
+        for (const auto& f : ph->phases) row.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
+    }
+    const bool stopped = how && how->get("stopped_by_launcher") && how->get("stopped_by_launcher")->b;
+    const double code = how ? how->num("exit_code").value_or(0.0) : 0.0;
+    const double sig = how ? how->num("signal").value_or(0.0) : 0.0;
+    if (ev && ev->reached_steps()) row.ended = "reached the steps";
+    else if (stopped) row.ended = "stopped by perflint when another rank ended";
+    else if (sig > 0) row.ended = "killed by " + probe::signal_name(static_cast<int>(sig));
+    else if (code != 0) row.ended = "failed (exit " + std::to_string(static_cast<int>(code)) + ")";
+    else row.ended = ev ? "ended: " + ev->exit_reason : "no evidence: " + ev.error().message;
+    if (ev && !ev->traceback.empty() && !ev->reached_steps() && !stopped) {
+      std::string tb = ev->traceback;
+      while (!tb.empty() && tb.back() == '\n') tb.pop_back();
+      row.ended += ": " + tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
+    }
+    s.ranks.push_back(std::move(row));
+    if (ev) all.push_back(std::move(*ev));
+  }
+  std::vector<const probe::Evidence*> ptrs;
+  for (const auto& e : all) ptrs.push_back(&e);
+  if (all.size() == static_cast<size_t>(nproc))
+    if (const auto st = probe::find_straggler(ptrs)) {
+      s.straggler = st->text;
+      // Rank 0's phases blame backward for the time it waits for the straggler: the straggler is
+      // the diagnosis of a multi-rank run.
+      s.diagnoses = {{"straggler", st->text}};
+    }
+  if (views) *views = std::move(all);
 }
 
 // "killed by SIGSEGV" for a signal death, "SIGTERM to perflint" for an interrupt; else empty.
@@ -323,6 +377,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   ro.evidence_path = dir_template + "/evidence.json";
   ro.log_path = dir_template + "/script.log";
   ro.show_output = o.show_output;
+  ro.nproc = o.nproc.value_or(1);
   // GPU tracing is opt-in until the injection library has been validated on a GPU.
   const char* want_cupti = std::getenv("PERFLINT_CUPTI");
   const std::string cupti = probe::find_cupti_library();
@@ -355,7 +410,8 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
                                : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); not measured in this run "
                                  "(the project's paired-run benchmark measures the shim's cost)";
 
-  auto evidence = evidence_of(*outcome, ro.evidence_path);
+  // --nproc: rank 0's evidence is the run's (the verdicts are judged on it); every rank's is read.
+  auto evidence = evidence_of(*outcome, ro.nproc > 1 ? ro.evidence_path + ".rank0" : ro.evidence_path);
   if (!evidence) {
     probe::Evidence none;
     end_from_outcome(*outcome, none);
@@ -425,7 +481,11 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   }
   for (auto& r : results)
     for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
-  if (ranks) ranks->push_back(e);
+  if (ro.nproc > 1) {
+    read_ranks(*outcome, ro.evidence_path, ro.nproc, s, ranks);
+  } else if (ranks) {
+    ranks->push_back(e);
+  }
   const bool reached = s.exit_reason == "steps_reached";
   bool keep_dir = false;
   if (!reached) s.log_tail = tail_of(ro.log_path, 30);

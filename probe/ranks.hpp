@@ -9,9 +9,11 @@
 
 namespace perflint::probe {
 
-// The slowest rank when its median measured step is at least `threshold` (default 10%) above the
-// median of the ranks' medians, and the phase that makes most of the gap (largest difference of the
-// phase medians; without phases: "data wait" or "the rest of the step").
+// The slowest rank and the phase that makes most of the gap (largest difference of the phase
+// medians; without phases: "data wait" or "the rest of the step"). Synchronous ranks (DDP) all take
+// as long as the slowest, waiting in backward's all-reduce, so with phases a rank is compared by its
+// own work (its step without backward); without phases, by its median step. A straggler is one whose
+// figure exceeds the ranks' median figure by at least `threshold` (default 10%) of the median step.
 struct Straggler {
   int rank = 0;
   double step_ms = 0.0;    // its median measured step

@@ -169,6 +169,7 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
   std::vector<std::string> argv_s = {o.python, "-m", "perflint_probe", "--steps", std::to_string(o.steps),
                                      "--warmup", std::to_string(o.warmup), "--out", o.evidence_path};
   for (const auto& fix : o.apply) argv_s.insert(argv_s.end(), {"--apply", fix});
+  if (o.nproc > 1) argv_s.insert(argv_s.end(), {"--nproc", std::to_string(o.nproc)});
   argv_s.insert(argv_s.end(), {"--", o.script});
   argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
   std::vector<char*> argv;

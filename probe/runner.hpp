@@ -28,6 +28,9 @@ struct RunnerOptions {
   std::string cupti_library;       // libperflint_cupti.so to inject (GPU tracing); empty: none
   std::vector<std::string> apply;  // run-time fixes for the shim (`--apply`, --verify)
   bool show_output = false;        // also copy the script's output to our stderr
+  // Ranks the shim starts (`--nproc`): each writes `<evidence_path>.rank<R>`, and the launcher
+  // `<evidence_path>.ranks.json` (how each rank ended). 1: the script alone, at evidence_path.
+  int nproc = 1;
   // Called about every 100 ms with the seconds elapsed (progress line on a TTY).
   std::function<void(double)> tick;
 };

@@ -104,9 +104,10 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("warmup", p->warmup);
     probe.set("median_step_ms", p->median_step_ms);
     probe.set("data_wait_share", p->data_wait_share);
-    if (!p->phases.empty()) {  // per phase over the measured steps; absent when the shim did not time them
+    // Per phase over the measured steps: median, p10, p90 and share of the step.
+    auto phases_value = [](const std::vector<PhaseRow>& rows) {
       Value phases;
-      for (const auto& ph : p->phases) {
+      for (const auto& ph : rows) {
         Value v;
         v.set("median_ms", ph.median_ms);
         v.set("p10_ms", ph.p10_ms);
@@ -114,7 +115,10 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
         v.set("share", ph.share);
         phases.set(ph.name, std::move(v));
       }
-      probe.set("phases", std::move(phases));
+      return phases;
+    };
+    if (!p->phases.empty()) {  // absent when the shim did not time them
+      probe.set("phases", phases_value(p->phases));
       probe.set("syncs_per_step", p->syncs_per_step);
       probe.set("phases_clock", p->phases_host_clock ? "host" : "cuda_events");
     }
@@ -137,6 +141,21 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
       rows.push(std::move(r));
     }
     probe.set("step_rows", std::move(rows));
+    if (!p->ranks.empty()) {  // --nproc: one entry per rank
+      Value ranks = json::Array{};
+      for (const auto& r : p->ranks) {
+        Value v;
+        v.set("rank", r.rank);
+        v.set("steps", r.steps);
+        v.set("median_step_ms", r.median_step_ms);
+        v.set("data_wait_share", r.data_wait_share);
+        v.set("phases", r.phases.empty() ? Value() : phases_value(r.phases));
+        v.set("ended", r.ended);
+        ranks.push(std::move(v));
+      }
+      probe.set("ranks", std::move(ranks));
+      probe.set("straggler", p->straggler.empty() ? Value() : Value(p->straggler));
+    }
     probe.set("gpu_busy_share", p->gpu_busy_share >= 0 ? Value(p->gpu_busy_share) : Value());
     probe.set("overhead", p->overhead);
     probe.set("calibration", p->calibration);

@@ -48,6 +48,16 @@ struct StepRow {
   std::optional<std::array<double, 6>> phases_ms;  // in PhaseRow name order; unset: not timed
 };
 
+// One rank of a multi-rank run (`--nproc`).
+struct RankRow {
+  int rank = 0;
+  int steps = 0;                  // measured
+  double median_step_ms = 0.0;
+  double data_wait_share = 0.0;
+  std::vector<PhaseRow> phases;   // empty: not timed
+  std::string ended;              // "reached the steps", "failed (exit 1): RuntimeError: ...", "stopped ..."
+};
+
 struct ProbeSummary {
   std::string script;
   std::string python, python_source, torch;
@@ -71,7 +81,9 @@ struct ProbeSummary {
   std::vector<PhaseRow> phases;       // empty: the shim did not time phases
   double syncs_per_step = 0.0;        // with phases: host syncs per measured step
   bool phases_host_clock = true;      // on CUDA the host clock sees launches, not GPU time
-  std::vector<StepRow> steps;         // every recorded step
+  std::vector<StepRow> steps;         // every recorded step (rank 0's when there are several)
+  std::vector<RankRow> ranks;         // --nproc N > 1: one per rank; the verdicts are judged on rank 0
+  std::string straggler;              // the straggler line (probe::find_straggler), empty: none
   std::string log_path;
   std::string log_tail;               // shown when the script did not reach the steps
   std::string error;                  // no evidence at all: why

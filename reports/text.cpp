@@ -287,6 +287,19 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
     }
     if (p.gpu_busy_share >= 0) out += "  GPU busy      " + percent(p.gpu_busy_share) + " of the step\n";
   }
+  if (!p.ranks.empty()) {
+    out += "  ranks         " + std::to_string(p.ranks.size()) + " (--nproc; verdicts below are judged on rank 0)\n";
+    for (const auto& r : p.ranks) {
+      std::string top;  // the largest phase, when timed
+      double best = -1.0;
+      for (const auto& ph : r.phases)
+        if (ph.share > best) best = ph.share, top = ph.name + " " + percent(ph.share);
+      out += "    rank " + std::to_string(r.rank) + "  " + std::to_string(r.steps) + " steps, median " +
+             ms(r.median_step_ms) + " ms, data wait " + percent(r.data_wait_share) +
+             (top.empty() ? "" : ", most in " + top) + "; " + r.ended + "\n";
+    }
+    if (!p.straggler.empty()) out += "  straggler     " + p.straggler + "\n";
+  }
   out += "  overhead      " + p.overhead + "\n";
   if (!p.calibration.empty()) out += "  calibration   " + p.calibration + "\n";
   if (!p.gemm_shapes.empty()) {

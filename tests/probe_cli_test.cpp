@@ -228,6 +228,42 @@ TEST(ProbeCli, PhasesNameWhereTheStepGoesAndTheDiagnosisFollowsThem) {
   EXPECT_NE(text.out.find("optimizer-bound: "), std::string::npos) << text.out;
 }
 
+// --nproc 2 (issue 13 item 2): two real ranks (DDP over gloo, env:// on a free port) under the shim.
+// A rank made slow in its data loading is named the straggler by its data phase (its own work is
+// ~100x the other's: no timing margin to lose); a rank that crashes is named, the other is stopped,
+// and nothing is left running.
+TEST(ProbeCli, TwoRanksTheStragglerByItsPhaseAndACrashedRankNamed) {
+  REQUIRE_TORCH();
+  const std::string script = kScripts + "ddp_two_ranks.py";
+  auto slow = run_perflint({"--probe", "--nproc", "2", "--steps", "4", "--warmup", "1", "--python", "/usr/bin/python3",
+                            "--output-format", "json", script, "--", "--slow-rank", "1"});
+  auto doc = jsonr::parse(slow.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << slow.err;
+  const jsonr::Node* probe = doc->get("probe");
+  ASSERT_NE(probe->get("ranks"), nullptr) << slow.out;
+  ASSERT_EQ(probe->get("ranks")->items.size(), 2u);
+  EXPECT_EQ(probe->get("ranks")->items[1].string("ended"), "reached the steps");
+  const std::string straggler = probe->string("straggler").value_or("");
+  EXPECT_NE(straggler.find("rank 1 is the straggler"), std::string::npos) << slow.out;
+  EXPECT_NE(straggler.find("data wait makes"), std::string::npos) << straggler;
+  ASSERT_FALSE(probe->get("diagnoses")->items.empty());
+  EXPECT_EQ(probe->get("diagnoses")->items[0].string("kind"), "straggler");
+  EXPECT_GT(probe->get("ranks")->items[1].num("data_wait_share").value_or(0), 0.5);
+
+  auto crash = run_perflint({"--probe", "--nproc", "2", "--steps", "6", "--warmup", "1", "--python", "/usr/bin/python3",
+                             "--output-format", "json", script, "--", "--crash-rank", "1", "--crash-step", "3"});
+  EXPECT_EQ(crash.exit_code, 3) << crash.out << crash.err;
+  auto cdoc = jsonr::parse(crash.out, "stdout");
+  ASSERT_TRUE(cdoc.ok()) << cdoc.error().message << crash.err;
+  const jsonr::Node* ranks = cdoc->get("probe")->get("ranks");
+  ASSERT_NE(ranks, nullptr) << crash.out;
+  const std::string failed = ranks->items[1].string("ended").value_or("");
+  EXPECT_NE(failed.find("failed (exit 1)"), std::string::npos) << failed;
+  EXPECT_NE(failed.find("rank 1 failed on purpose at step 3"), std::string::npos) << failed;
+  EXPECT_EQ(ranks->items[0].string("ended"), "stopped by perflint when another rank ended") << crash.out;
+  EXPECT_NE(std::system("pgrep -f 'ddp_two_rank[s].py -- --crash-rank' >/dev/null"), 0) << "a rank was left running";
+}
+
 // --verify end to end: the fix re-runs are real runs of the script with the shim's run-time fixes.
 const jsonr::Node* verify_of(const jsonr::Node& doc, std::string_view code) {
   const jsonr::Node* f = finding(doc, code);

@@ -12,13 +12,13 @@ _perflint() {
       COMPREPLY=($(compgen -W "$codes ALL" -- "$cur")); return ;;
     -o|--output|--config|--stdin-filename|--baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --python) COMPREPLY=($(compgen -c -- "$cur")); return ;;
-    -j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs) return ;;
+    -j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs|--nproc|--fail-on-regression) return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
       --output --exit-zero --statistics --no-show-source --no-color --color -j --jobs --config
       --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
-      --python --show-output --verify --verify-runs --baseline --fail-on-regression" -- "$cur"))
+      --python --show-output --verify --verify-runs --baseline --fail-on-regression --nproc" -- "$cur"))
     return
   fi
   if ((COMP_CWORD == 1)); then

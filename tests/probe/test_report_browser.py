@@ -90,6 +90,26 @@ def main():
             shutil.copyfile(shot, shot_out)
         print("ok: %s; %d trace events; screenshot %d bytes" % (said, n, len(png)))
 
+        # Two ranks (issue 14): a real 2-rank DDP run over gloo (--nproc 2), rank 1 slow in its data
+        # loading: the trace has one process track per rank, the page one row per rank with the
+        # straggler marked, and it renders.
+        html2, trace2 = os.path.join(tmp, "ranks.html"), os.path.join(tmp, "ranks.json")
+        run = subprocess.run([perflint, "--probe", "--nproc", "2", "--steps", "4", "--warmup", "1", "--python", PYTHON,
+                              "--no-color", "--report-html", html2, "--trace", trace2,
+                              os.path.join(HERE, "scripts", "ddp_two_ranks.py"), "--", "--slow-rank", "1"],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode in (0, 1), "perflint exit %d\n%s\n%s" % (run.returncode, run.stdout, run.stderr)
+        check_trace(trace2)
+        with open(trace2) as f:
+            pids = {ev["pid"] for ev in json.load(f)["traceEvents"] if ev["ph"] != "M"}
+        assert len(pids) >= 2, "one track per rank expected, got pids %r" % pids
+        page = "file://" + html2
+        dom = browse("--virtual-time-budget=3000", "--dump-dom")
+        m = re.search(r'<p id="selfcheck"([^>]*)>([^<]*)', dom.stdout)
+        assert m and 'data-result="ok"' in m.group(1), "the 2-rank page did not render: %s" % (m.group(2) if m else dom.stderr[-2000:])
+        assert "rank 1 is the straggler" in dom.stdout, "no straggler on the 2-rank page"
+        print("ok: 2 ranks, %d trace processes, %s" % (len(pids), m.group(2)))
+
 
 if __name__ == "__main__":
     main()
