@@ -28,10 +28,11 @@ RunFigure run_figure(const Evidence& e);
 struct Baseline {
   std::vector<double> step_ms;  // the median step of each baseline run
   double median_ms = 0.0;       // their median
-  // The noise a saving must exceed: the larger of the range of the runs' medians (run-to-run) and
-  // the median of their interquartile ranges (step-to-step).
+  // The noise a saving must exceed: the largest of the range of the runs' medians (run-to-run), the
+  // median of their interquartile ranges (step-to-step), and kMinRelativeSpread of the median step.
   double spread_ms = 0.0;
 };
+inline constexpr double kMinRelativeSpread = 0.10;
 Baseline make_baseline(const std::vector<RunFigure>& runs);
 
 // Compares a run with `fixes` applied against the baseline. `fixed` is its evidence (may be
