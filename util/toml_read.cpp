@@ -80,6 +80,8 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     const char c = text[i];
     size_t step = n;
     if (n > 1 && (in == In::Code)) return at("non-ASCII character outside a string or a comment");
+    // (Comments too: where this scan sees a `#` after a `"""` key, toml++ may still be inside that
+    // multi-line string.)
     // toml++ 3.3 asks whether the character after a backslash in a multi-line string is whitespace
     // (a line-ending backslash) with a look-up that is undefined for most non-ASCII code points. Where
     // toml++ reads a multi-line string is not always where this scan does (a `"""` key), so a
@@ -88,7 +90,7 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
     // Blanks after the backslash are skipped first (`\ <U+035A>`: toml++ consumes them as the start
     // of a line-ending backslash and asks about the next character).
     // After a line break there, every blank and line break is skipped too (a line-ending backslash).
-    if (c == '\\' && in != In::Comment) {
+    if (c == '\\') {
       size_t k = i + 1;
       while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
       const bool line_ending = k < text.size() && (text[k] == '\n' || text[k] == '\r');
