@@ -25,6 +25,7 @@
 #include "util/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
+#include "cli/show.hpp"
 #include "probe/compare.hpp"
 #include "probe/ranks.hpp"
 #include "reports/report.hpp"
@@ -49,6 +50,13 @@ void print(std::FILE* stream, const std::string& text) {
 bool write_stdout(const std::string& text) {
   print(stdout, text);
   return std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+// "path: notice: ..." on stderr; "path:line:col: notice: ..." where the notice has a place.
+std::string notice_line(const Notice& n, const std::string& fallback_path) {
+  std::string out = n.path.empty() ? fallback_path : n.path;
+  if (n.position) out += ":" + std::to_string(n.position->line) + ":" + std::to_string(n.position->column);
+  return out + ": notice: " + n.message + "\n";
 }
 
 bool want_color(const Options& o) {
@@ -250,7 +258,8 @@ int exit_code_for(const std::vector<FileResult>& results, bool exit_zero) {
 
 // --diff: the changes --fix would make, as a unified diff on stdout; nothing is written. Exit 1 when
 // there is something to fix, 2 on an I/O error.
-int run_diff(const std::vector<LintJob>& jobs, const RunnerOptions& ro, const Discovery& discovery, bool unsafe) {
+int run_diff(const std::vector<LintJob>& jobs, const RunnerOptions& ro, const Discovery& discovery, const Options& o) {
+  const bool unsafe = o.unsafe_fixes;
   RunnerOptions quiet = ro;
   quiet.keep_sources = false;
   FixRun fixed = fix_files(jobs, quiet, unsafe, false);
@@ -262,13 +271,15 @@ int run_diff(const std::vector<LintJob>& jobs, const RunnerOptions& ro, const Di
         io = true;
         print(stderr, e.path + ": error: " + e.message + "\n");
       }
-    for (const auto& n : r.notices) print(stderr, n.path + ": notice: " + n.message + "\n");
+    if (!o.quiet && !o.silent)
+      for (const auto& n : r.notices) print(stderr, notice_line(n, r.path));
   }
-  if (!write_stdout(fixed.diff)) {
+  if (!o.silent && !write_stdout(fixed.diff)) {
     print(stderr, "error: cannot write the diff to standard output\n");
     return kError;
   }
-  print(stderr, fixed.applied == 0 ? std::string("No fixes available.\n")
+  if (!o.quiet && !o.silent)
+    print(stderr, fixed.applied == 0 ? std::string("No fixes available.\n")
                                    : "Would fix " + std::to_string(fixed.applied) +
                                          (fixed.applied == 1 ? " finding" : " findings") + " in " +
                                          std::to_string(fixed.files_changed) +
@@ -324,6 +335,8 @@ int run_lint(const Options& o) {
 
   const Selection selection = effective_selection(o, config);
   const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
+  if (o.show_settings)
+    return write_stdout(show_settings_text(o, config, selection.select, selection.ignore, base)) ? kClean : kError;
 
   if (o.probe) {  // the script must be a file before anything runs
     std::error_code ec;
@@ -344,7 +357,15 @@ int run_lint(const Options& o) {
     return kError;
   }
   Discovery discovery = o.reads_stdin() ? Discovery{{o.stdin_filename.empty() ? "-" : o.stdin_filename}, {}, {}}
-                                        : discover_files(o.paths, DiscoverOptions{config.root, config.exclude});
+                                        : discover_files(o.paths, DiscoverOptions{config.root, config.exclude,
+                                                                                  config.respect_gitignore &&
+                                                                                      !o.no_respect_gitignore});
+  if (o.show_files) {
+    for (const auto& e : discovery.errors) print(stderr, e.path + ": error: " + e.message + "\n");
+    for (const auto& n : discovery.notices) print(stderr, notice_line(n, n.path));
+    if (!write_stdout(show_files_text(discovery))) return kError;
+    return discovery.errors.empty() ? kClean : kError;
+  }
   if (const std::string* input = output_input(o.output, discovery)) {
     print(stderr, "error: -o " + o.output + " is the input file " + *input +
                       ": the report would overwrite it; choose another output file\n");
@@ -382,7 +403,7 @@ int run_lint(const Options& o) {
   ro.max_file_size = o.max_file_size.value_or(config.max_file_size);
   ro.keep_sources = o.format == OutputFormat::Text || o.format == OutputFormat::Sarif ||
                     (o.probe && (!o.report_html.empty() || config.report_html));  // the HTML's snippets
-  if (o.diff) return run_diff(jobs, ro, discovery, o.unsafe_fixes);
+  if (o.diff) return run_diff(jobs, ro, discovery, o);
   FixRun fixed;
   if (o.fix) fixed = fix_files(jobs, ro, o.unsafe_fixes, true);
   LintRun run = o.fix ? std::move(fixed.run) : lint_files(jobs, ro);
@@ -406,6 +427,9 @@ int run_lint(const Options& o) {
   report.base_dir = repository_root(cwd);
   report.sources = &run.sources;
   report.unsafe_fixes = o.unsafe_fixes;
+  report.summary = !o.quiet && !o.silent;
+  // The fixable count is what --fix would apply (its loop run in memory), so the two agree.
+  if (o.format == OutputFormat::Text && report.summary && !o.fix) report.fix_counts = count_fixes(jobs, ro, results);
   if (o.probe) report.probe = &probe_summary;
   std::string text = write_report(o.format, results, report);
   if (o.fix) {
@@ -417,6 +441,7 @@ int run_lint(const Options& o) {
       line += "; " + std::to_string(fixed.files_failed) + (fixed.files_failed == 1 ? " file" : " files") +
               " could not be written (see the errors)";
     line += ".\n";
+    if (o.quiet || o.silent) line.clear();
     // Keep machine-readable output clean: the line goes with the text report on stdout, else stderr.
     if (o.format == OutputFormat::Text && o.output.empty() && !o.reads_stdin()) text += line;
     else print(stderr, line);
@@ -457,8 +482,10 @@ int run_lint(const Options& o) {
     for (const auto& e : r.errors)
       if (e.kind != FileError::Kind::Syntax)
         print(stderr, (e.path.empty() ? r.path : e.path) + ": error: " + e.message + "\n");
-    for (const auto& n : r.notices) print(stderr, (n.path.empty() ? r.path : n.path) + ": notice: " + n.message + "\n");
+    if (!o.quiet && !o.silent)
+      for (const auto& n : r.notices) print(stderr, notice_line(n, r.path));
   }
+  if (o.silent && o.output.empty()) text.clear();  // -s: the exit code says it; -o FILE still gets the report
   if (o.fix && o.reads_stdin()) {
     // As ruff: the fixed text on stdout (a pipe back into the editor), the report on stderr unless -o.
     if (o.output.empty()) print(stderr, text);

@@ -1,6 +1,7 @@
 // Configuration loading and validation (toml++), config discovery, and the glob matcher used by
 // `exclude` and `per-file-ignores`. Every problem becomes an Error naming file:line:col and the key.
 #include "cli/config.hpp"
+#include "util/suggest.hpp"
 
 #include <toml++/toml.h>
 
@@ -27,7 +28,7 @@ namespace {
 constexpr std::string_view kKnownKeys[] = {
     "select", "extend-select", "ignore", "per-file-ignores", "exclude", "severity",
     "max-file-size", "steps", "warmup", "timeout", "python",
-    "report-html", "trace",
+    "report-html", "trace", "respect-gitignore",
 };
 
 // Concatenation by appending: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
@@ -42,31 +43,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// The closest candidate, if it is close enough to be a plausible typo.
-template <typename Range>
-std::string suggestion(std::string_view word, const Range& candidates) {
-  std::string best;
-  size_t best_d = std::numeric_limits<size_t>::max();
-  for (std::string_view c : candidates) {
-    const size_t d = edit_distance(lower(word), lower(c));
-    if (d < best_d) best_d = d, best = std::string(c);
-  }
-  const size_t limit = std::max<size_t>(1, std::min(word.size(), best.size()) / 3);
-  return best_d <= limit ? best : std::string();
 }
 
 std::string_view type_name(const toml::node& n) {
@@ -120,7 +96,7 @@ std::optional<std::string> selector_problem(std::string_view s) {
   std::string msg = cat({"unknown rule '", s, "'"});
   std::vector<std::string_view> names;
   for (const auto& r : all_rules()) names.push_back(r->info().name), names.push_back(r->info().code);
-  if (auto best = suggestion(s, names); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
+  if (auto best = closest_match(s, names); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
   return msg;
 }
 
@@ -222,7 +198,7 @@ std::optional<Error> read_key(const Checker& ck, std::string_view key, const tom
         std::string msg = cat({"'severity': unknown rule '", name, "'"});
         std::vector<std::string_view> names;
         for (const auto& r : all_rules()) names.push_back(r->info().name), names.push_back(r->info().code);
-        if (auto best = suggestion(name, names); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
+        if (auto best = closest_match(name, names); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
         return ck.at(rule_key.source(), msg);
       }
       const auto* s = level.as_string();
@@ -252,10 +228,10 @@ std::optional<Error> read_key(const Checker& ck, std::string_view key, const tom
     cfg.python = s->get();
     return std::nullopt;
   }
-  if (key == "report-html" || key == "trace") {
+  if (key == "report-html" || key == "trace" || key == "respect-gitignore") {
     const auto* b = value.as_boolean();
     if (!b) return ck.at(value.source(), cat({"'", key, "' must be true or false, got ", show(value)}));
-    (key == "trace" ? cfg.trace : cfg.report_html) = b->get();
+    (key == "trace" ? cfg.trace : key == "report-html" ? cfg.report_html : cfg.respect_gitignore) = b->get();
     return std::nullopt;
   }
   return std::nullopt;  // unreachable: keys are checked against kKnownKeys first
@@ -289,7 +265,7 @@ Expected<Config> parse_config(const std::string& path, const std::string& text) 
     if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), k) == std::end(kKnownKeys)) {
       std::string msg = cat({"unknown key '", k, "'"});
       if (!ck.section().empty()) msg += cat({" in ", ck.section()});
-      if (auto best = suggestion(k, kKnownKeys); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
+      if (auto best = closest_match(k, kKnownKeys); !best.empty()) msg += cat({" (did you mean '", best, "'?)"});
       return ck.at(key.source(), msg);
     }
     if (auto e = read_key(ck, k, value, cfg)) return *e;
@@ -418,6 +394,8 @@ std::string_view strip_dot_slash(std::string_view s) {
 // A pattern without '/' matches any one path component (the basename or a directory name); one
 // with '/' is anchored at the root. Either way a matching directory covers everything below it,
 // as in .gitignore, so "tests/*" also matches "tests/unit/test_x.py".
+bool glob_match_whole(std::string_view pattern, std::string_view text) { return glob_whole(pattern, text); }
+
 bool glob_match(std::string_view pattern, std::string_view path) {
   pattern = strip_dot_slash(pattern);
   path = strip_dot_slash(path);
@@ -435,12 +413,6 @@ bool glob_match(std::string_view pattern, std::string_view path) {
     if (slash == std::string_view::npos) return false;
     seg_start = slash + 1;
   }
-}
-
-std::string rule_suggestion(std::string_view selector) {
-  std::vector<std::string_view> names;
-  for (const auto& r : all_rules()) names.push_back(r->info().name), names.push_back(r->info().code);
-  return suggestion(selector, names);
 }
 
 }  // namespace perflint

@@ -28,6 +28,7 @@ struct Config {
   std::vector<PerFileIgnore> per_file_ignores;
   std::vector<std::string> exclude;  // globs; matched against paths relative to root and basenames
   std::map<std::string, Severity, std::less<>> severity;  // code -> severity (names accepted, stored as code)
+  bool respect_gitignore = true;     // "respect-gitignore": discovery skips what git ignores
   uint64_t max_file_size = 10ull * 1024 * 1024;  // bytes; "max-file-size" accepts 10485760 or "10MiB"
   // Probe defaults (used by --probe; validated here).
   std::optional<int> steps, warmup, timeout;
@@ -47,8 +48,8 @@ Expected<Config> discover_config(const std::string& start_dir);
 
 // Glob matching as used by exclude/per-file-ignores: `*` (no /), `**` (any), `?`, `[abc]`.
 bool glob_match(std::string_view pattern, std::string_view path);
+// The same glob against the whole of `text` (`*` and `?` stop at '/', `**` crosses it).
+bool glob_match_whole(std::string_view pattern, std::string_view text);
 
-// The rule code or name closest to a mistyped selector ("PFL1O1" -> "PFL101"), or empty.
-std::string rule_suggestion(std::string_view selector);
 
 }  // namespace perflint

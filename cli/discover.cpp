@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "cli/config.hpp"
+#include "cli/gitignore.hpp"
 
 namespace perflint {
 
@@ -62,6 +63,7 @@ class Walker {
     // a plain `perflint .` run. The root itself is never excluded.
     if (excluded(path)) return;
     if (S_ISDIR(st.st_mode)) {
+      if (options_.respect_gitignore) ignores_.start(path);
       walk(path, {st.st_dev, st.st_ino});
     } else if (S_ISREG(st.st_mode)) {
       // Named explicitly: linted whatever its extension (scripts without .py exist).
@@ -80,6 +82,10 @@ class Walker {
 
   bool excluded(const std::string& path) const {
     return !options_.exclude.empty() && matches_any_glob(options_.exclude, path, options_.root);
+  }
+
+  bool ignored(const std::string& path, bool is_dir) const {
+    return options_.respect_gitignore && ignores_.ignored(path, is_dir);
   }
 
   void add_file(const std::string& path) {
@@ -103,6 +109,7 @@ class Walker {
       entries.emplace_back(std::move(name), e->d_type);
     }
     ::closedir(d);
+    const size_t ignore_levels = options_.respect_gitignore ? ignores_.enter(dir) : 0;
     // Sorted so that errors and notices come out in a stable order.
     std::sort(entries.begin(), entries.end());
 
@@ -128,12 +135,12 @@ class Walker {
         if (!is_dir && !is_file) special = st.st_mode & S_IFMT;
       }
       if (special != 0) {
-        if (ends_with(name, ".py") && !excluded(path))
+        if (ends_with(name, ".py") && !excluded(path) && !ignored(path, false))
           out_.notices.push_back({path, std::string("skipped: not a regular file (") + file_type_name(special) + ")"});
         continue;
       }
       if (is_dir) {
-        if (is_skipped_directory_name(name) || excluded(path)) continue;
+        if (is_skipped_directory_name(name) || excluded(path) || ignored(path, true)) continue;
         const DirId child{st.st_dev, st.st_ino};
         auto loop = std::find_if(ancestors_.begin(), ancestors_.end(),
                                  [&](const auto& a) { return a.first == child; });
@@ -142,10 +149,11 @@ class Walker {
           continue;
         }
         walk(path, child);
-      } else if (is_file && ends_with(name, ".py") && !excluded(path)) {
+      } else if (is_file && ends_with(name, ".py") && !excluded(path) && !ignored(path, false)) {
         add_file(path);
       }
     }
+    ignores_.leave(ignore_levels);
     ancestors_.pop_back();
   }
 
@@ -154,6 +162,7 @@ class Walker {
   std::set<DirId> visited_;
   std::vector<std::pair<DirId, std::string>> ancestors_;
   std::set<std::string> seen_files_;
+  IgnoreStack ignores_;
 };
 
 }  // namespace

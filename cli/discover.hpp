@@ -12,6 +12,9 @@ namespace perflint {
 struct DiscoverOptions {
   std::string root;                  // absolute; exclude globs are relative to it (empty: cwd)
   std::vector<std::string> exclude;  // globs (cli/config.hpp glob_match)
+  // Inside a git work tree, skip what .gitignore / .git/info/exclude ignore (cli/gitignore.hpp).
+  // Files named on the command line are linted regardless, as ruff does.
+  bool respect_gitignore = true;
 };
 
 struct Discovery {

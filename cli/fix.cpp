@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -306,6 +307,37 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     out.run.results.push_back(std::move(one.result));
   }
   return out;
+}
+
+FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& options,
+                      const std::vector<FileResult>& results) {
+  std::set<std::string_view> any, unsafe_only;
+  for (const auto& r : results) {
+    if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Syntax; }))
+      continue;  // not fixed, as --fix does not
+    for (const auto& f : r.findings) {
+      if (!f.fix || !fix_applies(*f.fix, true)) continue;
+      any.insert(r.path);
+      if (!fix_applies(*f.fix, false)) unsafe_only.insert(r.path);
+    }
+  }
+  FixCounts counts;
+  if (any.empty()) return counts;
+  RunnerOptions quiet = options;
+  quiet.keep_sources = false;
+  std::vector<LintJob> fixable, with_unsafe;
+  for (const auto& job : jobs)
+    if (any.count(job.path)) fixable.push_back(job);
+  counts.safe = fix_files(fixable, quiet, false, false).applied;
+  counts.with_unsafe = counts.safe;
+  // Unsafe fixes only change the count in files that have one; the other files' count is the same.
+  if (!unsafe_only.empty()) {
+    for (const auto& job : fixable)
+      if (unsafe_only.count(job.path)) with_unsafe.push_back(job);
+    counts.with_unsafe = counts.safe - fix_files(with_unsafe, quiet, false, false).applied +
+                         fix_files(with_unsafe, quiet, true, false).applied;
+  }
+  return counts;
 }
 
 }  // namespace perflint

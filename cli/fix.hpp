@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/runner.hpp"
+#include "reports/report.hpp"
 
 namespace perflint {
 
@@ -24,6 +25,12 @@ struct FixRun {
 // a failed write is an Io error on that file's result, whose findings are then those of the file as
 // it is on disk (its fixes are not counted).
 FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write);
+
+// What --fix would apply to these jobs, with and without --unsafe-fixes (the fix loop run in memory
+// on the files of `results` that have a fixable finding; nothing is written). `results` are the
+// lint results by path.
+FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& options,
+                      const std::vector<FileResult>& results);
 
 // A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines around each change);
 // empty when the texts are equal. Lines keep their own terminators.

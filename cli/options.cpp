@@ -74,12 +74,14 @@ Suppressing a finding:
 Configuration:
   Read from [tool.perflint] in the nearest pyproject.toml, or perflint.toml / .perflint.toml,
   found from the current directory upwards (keys: select, extend-select, ignore,
-  per-file-ignores, exclude, severity, max-file-size). --config FILE uses that file;
+  per-file-ignores, exclude, severity, max-file-size, respect-gitignore). --show-settings prints
+what is in force; --show-files the files a run would lint. --config FILE uses that file;
   --isolated ignores every config file. Command-line --select replaces the config's select;
   --ignore and --extend-select add to it.
 
-Directories are searched for *.py files, skipping hidden directories, venv, .venv, node_modules
-and __pycache__. The config's exclude globs apply to files named on the command line too, so that
+Directories are searched for *.py files, skipping hidden directories, venv, .venv, node_modules,
+__pycache__ and, inside a git work tree, what .gitignore and .git/info/exclude ignore
+(--no-respect-gitignore, or respect-gitignore = false, searches those too). The config's exclude globs apply to files named on the command line too, so that
 a pre-commit run agrees with `perflint .`. A file named like a subcommand: write ./rules.
 `perflint check PATH...` is `perflint PATH...` (ruff's spelling).)";
 
@@ -158,7 +160,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->type_name("FORMAT");
   app.add_option("-o,--output", o.output, "Write the report to FILE instead of stdout")->type_name("FILE");
   app.add_flag("--exit-zero", o.exit_zero, "Exit with 0 even when there are findings");
-  app.add_flag("--statistics", o.statistics, "Print how many findings each rule has, not the findings");
+  app.add_flag("-q,--quiet", o.quiet, "Print the findings and errors only: no summary, no notices");
+  app.add_flag("-s,--silent", o.silent, "Print nothing but errors; the exit code says whether there are findings");
+  app.add_flag("--show-files", o.show_files, "List the files that would be linted (after exclude and .gitignore), then exit");
+  app.add_flag("--show-settings", o.show_settings, "Print the settings in force (config file, rules, excludes, probe defaults), then exit");
+  app.add_flag("--no-respect-gitignore", o.no_respect_gitignore,
+               "Also search files that .gitignore or .git/info/exclude ignore (default: skip them)");
+  app.add_flag("--statistics", o.statistics,
+               "Print how many findings each rule has, not the findings (json: an array of code, name, count, fixable)");
   bool no_show_source = false;
   app.add_flag("--no-show-source", no_show_source, "Text: no source line and caret under each finding");
   app.add_flag("--no-color", no_color, "No ANSI colours (also when NO_COLOR is set)");
@@ -324,6 +333,19 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.exit_code = 2;
     return parsed;
   }
+  if ((o.show_files || o.show_settings) && (o.probe || o.fix || o.diff || o.statistics)) {
+    parsed.err = std::string("error: --show-files and --show-settings print what a run would use and lint nothing; ") +
+                 "they cannot be combined with --probe, --fix, --diff or --statistics\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (o.show_files && o.show_settings) {
+    parsed.err = "error: --show-files and --show-settings: choose one\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
   if (!o.stdin_filename.empty() && o.paths.empty()) o.paths.push_back("-");
   const bool dash = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
   if ((dash && o.paths.size() != 1) || (!o.stdin_filename.empty() && !dash)) {
@@ -357,6 +379,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
              : format == "sarif" ? OutputFormat::Sarif
              : format == "github" ? OutputFormat::Github
                                   : OutputFormat::Text;
+  if (o.statistics && (o.format == OutputFormat::Sarif || o.format == OutputFormat::Github)) {
+    parsed.err = "error: --statistics writes text or json, not " + format + "\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
   o.color = color == "always" ? ColorChoice::Always : color == "never" ? ColorChoice::Never : ColorChoice::Auto;
   if (no_color) o.color = ColorChoice::Never;
   o.show_source = !no_show_source;

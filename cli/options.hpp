@@ -40,6 +40,11 @@ struct Options {
   OutputFormat format = OutputFormat::Text;
   std::string output;               // -o FILE; empty: stdout
   bool exit_zero = false;
+  bool quiet = false;               // -q: the findings only, no summary or notices
+  bool silent = false;              // -s: nothing on stdout; the exit code tells (errors still on stderr)
+  bool show_files = false;          // print the files that would be linted, lint nothing
+  bool show_settings = false;       // print the settings in force, lint nothing
+  bool no_respect_gitignore = false;  // --no-respect-gitignore: search what .gitignore ignores too
   bool statistics = false;
   bool show_source = true;
   ColorChoice color = ColorChoice::Auto;

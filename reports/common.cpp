@@ -1,5 +1,6 @@
 // Pieces shared by the report writers: JSON escaping and values, format dispatch.
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <cstdio>
 
@@ -192,6 +193,19 @@ std::vector<std::string_view> split_lines(std::string_view content) {
   // A last line without terminator; an empty file still has line 1, as SourceFile has.
   if (start < content.size() || lines.empty()) lines.push_back(content.substr(start));
   return lines;
+}
+
+std::optional<std::string> path_below_base(std::string_view path, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base = base_dir.empty() ? fs::current_path(ec) : fs::path(base_dir);
+  base = fs::absolute(base, ec).lexically_normal();
+  if (!base.has_filename() && base.has_parent_path() && base != base.root_path()) base = base.parent_path();
+  const fs::path abs = fs::absolute(fs::path(path), ec).lexically_normal();
+  const fs::path rel = abs.lexically_relative(base);
+  std::string rel_s = rel.generic_string();
+  if (rel.empty() || rel_s == ".." || rel_s.starts_with("../")) return std::nullopt;
+  return rel_s;
 }
 
 std::string_view rule_code(const Finding& f) { return f.rule ? f.rule->code : std::string_view("PFL000"); }

@@ -18,6 +18,10 @@ const std::string* find_source(const ReportOptions& options, std::string_view pa
 // without a leading UTF-8 BOM; views into `content`.
 std::vector<std::string_view> split_lines(std::string_view content);
 
+// `path` relative to `base_dir` (the repository root; empty: the current directory) with '/'
+// separators, or nullopt when the file lies outside it. SARIF and GitHub annotations both need it.
+std::optional<std::string> path_below_base(std::string_view path, const std::string& base_dir);
+
 std::string_view rule_code(const Finding& f);
 std::string_view rule_name(const Finding& f);
 std::string_view sarif_level(Severity s);

@@ -90,8 +90,18 @@ struct ProbeSummary {
   std::optional<VerifySummary> verify;
 };
 
+// What `--fix` would apply, counted by running the fix loop in memory (rules/fixer): a fix can make
+// others possible (pin_memory=True, then non_blocking=True) and overlapping fixes apply once, so
+// counting the findings marked [*] is not the same number.
+struct FixCounts {
+  size_t safe = 0;         // applied by --fix
+  size_t with_unsafe = 0;  // applied by --fix --unsafe-fixes
+};
+
 struct ReportOptions {
   bool color = false;        // ANSI colours (text only)
+  bool summary = true;       // text: the closing "Found N findings" / fixable lines (off with --quiet)
+  std::optional<FixCounts> fix_counts;  // text summary: the fix loop's counts; unset: count the [*]
   bool statistics = false;   // text: a per-rule count table instead of each finding
   bool show_source = true;   // text: the snippet with carets
   // Directory that SARIF artifact URIs are made relative to (the repository root); empty: cwd.

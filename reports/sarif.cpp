@@ -44,20 +44,12 @@ struct ArtifactUri {
 };
 
 ArtifactUri artifact_uri(std::string_view path, const std::string& base_dir) {
+  if (auto rel = report_detail::path_below_base(path, base_dir)) return {percent_encode(*rel), true};
+  // Outside the repository root: GitHub cannot place it, but a file URI is still a valid location.
   std::error_code ec;
-  fs::path base = base_dir.empty() ? fs::current_path(ec) : fs::path(base_dir);
-  base = fs::absolute(base, ec).lexically_normal();
-  if (!base.has_filename() && base.has_parent_path() && base != base.root_path()) base = base.parent_path();
-  const fs::path abs = fs::absolute(fs::path(path), ec).lexically_normal();
-  const fs::path rel = abs.lexically_relative(base);
-  const std::string rel_s = rel.generic_string();
-  if (rel.empty() || rel_s == ".." || rel_s.starts_with("../")) {
-    // Outside the repository root: GitHub cannot place it, but a file URI is still a valid location.
-    std::string a = abs.generic_string();
-    if (!a.starts_with("/")) a = "/" + a;
-    return {"file://" + percent_encode(a), false};
-  }
-  return {percent_encode(rel_s), true};
+  std::string a = fs::absolute(fs::path(path), ec).lexically_normal().generic_string();
+  if (!a.starts_with("/")) a = "/" + a;
+  return {"file://" + percent_encode(a), false};
 }
 
 Value artifact_location(const ArtifactUri& a) {

@@ -169,7 +169,7 @@ void write_errors(std::string& out, const FileResult& r, const Style& style) {
   }
 }
 
-std::string summary(const std::vector<FileResult>& results, bool unsafe) {
+std::string summary(const std::vector<FileResult>& results, bool unsafe, const std::optional<FixCounts>& counts) {
   size_t findings = 0, files_with = 0, checked = 0, unlintable = 0, fixes = 0, unsafe_more = 0;
   size_t by_sev[3] = {0, 0, 0};
   for (const auto& r : results) {
@@ -200,10 +200,21 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe) {
     out = "Found " + plural(findings, "finding", "findings") + " (" + breakdown + ") in " +
           plural(files_with, "file", "files") + "; " + plural(checked, "file", "files") + " checked.\n";
   }
+  const size_t marked = fixes;
+  if (counts) {  // what the fix loop applies: the figure --fix and --diff will print
+    fixes = unsafe ? counts->with_unsafe : counts->safe;
+    unsafe_more = !unsafe && counts->with_unsafe > counts->safe ? counts->with_unsafe - counts->safe : 0;
+  }
   if (fixes || unsafe_more) {
     out += "[*] " + std::to_string(fixes) + " fixable with `--fix`";
-    if (unsafe_more) out += " (" + std::to_string(unsafe_more) + " more with `--unsafe-fixes`)";
-    out += ".\n";
+    std::vector<std::string> notes;
+    if (counts && fixes > marked)
+      notes.push_back(std::to_string(marked) + " marked, " + std::to_string(fixes - marked) + " more once those are applied");
+    else if (counts && fixes < marked)
+      notes.push_back(std::to_string(marked) + " marked; overlapping fixes apply once");
+    if (unsafe_more) notes.push_back(std::to_string(unsafe_more) + " more with `--unsafe-fixes`");
+    for (size_t i = 0; i < notes.size(); ++i) out += (i == 0 ? " (" : "; ") + notes[i];
+    out += notes.empty() ? ".\n" : ").\n";
   }
   if (unlintable) out += plural(unlintable, "file", "files") + " could not be linted (the errors are on stderr).\n";
   return out;
@@ -371,7 +382,7 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
   if (options.statistics) {
     for (const auto& r : results) write_errors(out, r, style);
     out += statistics(results, style);
-    return out + summary(results, options.unsafe_fixes);
+    return options.summary ? out + summary(results, options.unsafe_fixes, options.fix_counts) : out;
   }
   // Findings first, then what could not be linted, so errors are not lost between snippets.
   for (const auto& r : results) {
@@ -388,8 +399,8 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
   }
   const size_t before = out.size();
   for (const auto& r : results) write_errors(out, r, style);
-  if (out.size() != before) out += "\n";
-  out += summary(results, options.unsafe_fixes);
+  if (out.size() != before && options.summary) out += "\n";
+  if (options.summary) out += summary(results, options.unsafe_fixes, options.fix_counts);
   if (options.probe) out += probe_section(results, *options.probe, style);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "parser/model.hpp"
+#include "rules/registry.hpp"
 #include "rules/suppression.hpp"
 
 namespace perflint {
@@ -119,6 +120,24 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
   // CUDA use in the file, or in the sibling script that imports its step code.
   const bool cuda = model.uses_cuda() || model.cuda_importer() != nullptr;
   std::vector<const Rule*> ran;
+  std::vector<std::pair<uint32_t, uint32_t>> comments;
+  for (TSNode c : model.nodes_of_kind("comment")) comments.emplace_back(ts_node_start_byte(c), ts_node_end_byte(c));
+  const std::vector<Suppression> suppressions = parse_suppressions(src, comments);
+  const Rule* const unused_rule = find_rule("PFL001");
+  const bool report_unused =
+      unused_rule && std::find(rules.rules.begin(), rules.rules.end(), unused_rule) != rules.rules.end();
+  // PFL001 must know whether a suppression would match: the rules a suppression names also run
+  // when they are not selected ("shadow" rules), and their findings only mark suppressions used.
+  std::vector<const Rule*> to_run = rules.rules;
+  std::set<const RuleInfo*> shadow;
+  if (report_unused)
+    for (const Suppression& sup : suppressions)
+      for (const std::string& c : sup.codes)
+        if (const Rule* r = find_rule(c); r && r != unused_rule &&
+                                          std::find(to_run.begin(), to_run.end(), r) == to_run.end()) {
+          to_run.push_back(r);
+          shadow.insert(&r->info());
+        }
   // The call behind each node of the "call" list, for Rule::wants.
   const std::vector<TSNode>& call_nodes = model.nodes_of_kind("call");
   std::vector<const CallInfo*> call_infos;
@@ -126,7 +145,7 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
   for (TSNode n : call_nodes) call_infos.push_back(model.call(n));
   std::vector<TSNode> nodes, wanted_calls, merging;  // reused across rules
   const auto by_start = [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); };
-  for (const Rule* rule : rules.rules) {
+  for (const Rule* rule : to_run) {
     const RuleInfo& info = rule->info();
     if (info.cuda_only && !cuda) continue;
     ran.push_back(rule);
@@ -155,14 +174,17 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
       for (size_t i = before; i < findings.size(); ++i) findings[i].severity = it->second;
   }
 
-  std::vector<std::pair<uint32_t, uint32_t>> comments;
-  for (TSNode c : model.nodes_of_kind("comment")) comments.emplace_back(ts_node_start_byte(c), ts_node_end_byte(c));
-  const std::vector<Suppression> suppressions = parse_suppressions(src, comments);
   apply_suppressions(suppressions, findings);
-  if (const Rule* unused = find_rule("PFL001"); unused && std::find(rules.rules.begin(), rules.rules.end(), unused) != rules.rules.end()) {
-    emitter.set_rule(&unused->info());
+  if (!shadow.empty()) std::erase_if(findings, [&](const Finding& f) { return shadow.count(f.rule) > 0; });
+  const std::vector<UnknownCode> unknown = unknown_codes(suppressions);
+  if (report_unused) {
+    emitter.set_rule(&unused_rule->info());
+    auto severity = [&](Finding& f) {
+      if (auto it = rules.severity.find(unused_rule->info().code); it != rules.severity.end()) f.severity = it->second;
+    };
     for (const auto& s : unused_suppressions(suppressions)) {
-      // Only when every rule it names ran on this file: otherwise "unused" means "not checked".
+      // Only when every rule it names ran on this file: otherwise "unused" means "not checked"
+      // (a CUDA-only rule on a CPU script; a prefix selector). Unknown codes are reported below.
       const bool all_ran = std::all_of(s.codes.begin(), s.codes.end(), [&](const std::string& c) {
         const Rule* r = find_rule(c);
         return r && std::find(ran.begin(), ran.end(), r) != ran.end();
@@ -173,7 +195,23 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
       Finding& f = emitter.report(s.span, "suppression of " + what + " matches no finding on this line",
                                   "remove the suppression comment");
       if (s.file_level) f.message = "file-level suppression of " + what + " matches no finding in this file";
-      if (auto it = rules.severity.find(unused->info().code); it != rules.severity.end()) f.severity = it->second;
+      severity(f);
+    }
+    for (const auto& u : unknown) {
+      const std::string best = rule_suggestion(u.code);
+      Finding& f = emitter.report(u.suppression->span, "suppression names '" + u.code + "', which is no perflint rule",
+                                  best.empty() ? "fix the code (`perflint rules` lists them) or remove it"
+                                               : "did you mean '" + best + "'?");
+      severity(f);
+    }
+  } else {
+    // A typo in a suppression silently suppresses nothing: say so (stderr), as ruff does.
+    for (const auto& u : unknown) {
+      const std::string best = rule_suggestion(u.code);
+      result.notices.push_back({path,
+                                "unknown rule code '" + u.code + "' in `" + (u.suppression->noqa ? "# noqa" : "# perflint: ignore") +
+                                    "`: it suppresses nothing" + (best.empty() ? "" : " (did you mean '" + best + "'?)"),
+                                u.suppression->span.start});
     }
   }
 

@@ -108,6 +108,7 @@ struct FileError {
 struct Notice {
   std::string path;
   std::string message;
+  std::optional<Position> position = std::nullopt;  // where there is one (an unknown code in a suppression)
 };
 
 struct FileResult {

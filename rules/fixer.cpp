@@ -33,6 +33,12 @@ AppliedFixes apply_fixes(const std::string& text, const std::vector<Finding>& fi
       for (size_t k = i + 1; k < f.fix->edits.size(); ++k)
         if (overlaps(f.fix->edits[i], f.fix->edits[k])) ok = false;
     if (!ok) continue;
+    // A fix whose edits leave the text as it is fixes nothing: it is not counted (nor would the
+    // finding go away, so counting it would count it again on every pass).
+    const bool changes = std::any_of(f.fix->edits.begin(), f.fix->edits.end(), [&](const Edit& e) {
+      return std::string_view(text).substr(e.start_byte, e.end_byte - e.start_byte) != e.replacement;
+    });
+    if (!changes) continue;
     for (const Edit& e : f.fix->edits) accepted.push_back(&e);
     ++out.applied;
   }

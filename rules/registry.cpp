@@ -1,5 +1,6 @@
 // The rule registry: an explicit list, sorted by code. Add a rule here and in docs/rules/.
 #include "rules/registry.hpp"
+#include "util/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -45,6 +46,12 @@ bool is_valid_selector(std::string_view selector) {
   for (const auto& r : all_rules())
     if (selector_matches(selector, r->info())) return true;
   return false;
+}
+
+std::string rule_suggestion(std::string_view selector) {
+  std::vector<std::string_view> names;
+  for (const auto& r : all_rules()) names.push_back(r->info().name), names.push_back(r->info().code);
+  return closest_match(selector, names);
 }
 
 }  // namespace perflint

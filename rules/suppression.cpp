@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "rules/registry.hpp"
 #include "rules/rule.hpp"
 
 namespace perflint {
@@ -100,14 +101,17 @@ std::optional<Directive> parse_noqa(std::string_view s, size_t i) {
     for (;;) {
       size_t k = j;
       while (k < s.size() && (is_space(s[k]) || s[k] == ',')) ++k;
+      // A code is a word of letters then at least one digit ("E501", "PFL201"); a mistyped one
+      // ("PFL2O1") is still one word, so that it is reported as unknown rather than read as a
+      // blanket noqa that would hide every finding on the line.
       size_t w = k;
-      while (w < s.size() && is_alpha(s[w])) ++w;
-      const size_t letters_end = w;
-      while (w < s.size() && is_digit(s[w])) ++w;
-      if (letters_end == k || w == letters_end || !ends_word(s, w)) break;
+      while (w < s.size() && (std::isalnum(static_cast<unsigned char>(s[w])) != 0)) ++w;
+      const std::string_view word = s.substr(k, w - k);
+      const bool code_like = !word.empty() && is_alpha(word.front()) &&
+                             std::any_of(word.begin(), word.end(), [](char c) { return is_digit(c); });
+      if (!code_like || !ends_word(s, w)) break;
       any_code = true;
-      const std::string_view code = s.substr(k, w - k);
-      if (istarts_with(code, "PFL")) d.codes.emplace_back(code);
+      if (istarts_with(word, "PFL")) d.codes.emplace_back(word);
       d.end = w;
       j = w;
     }
@@ -146,9 +150,11 @@ std::vector<Suppression> parse_suppressions(const SourceFile& source,
     for (size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash + 1)) {
       const size_t i = skip_spaces(text, hash + 1);
       std::optional<Directive> d = parse_perflint(text, i);
-      if (!d) d = parse_noqa(text, i);
+      bool noqa = false;
+      if (!d) d = parse_noqa(text, i), noqa = true;
       if (!d) continue;
       Suppression s;
+      s.noqa = noqa;
       s.file_level = d->file_level;
       s.all = d->all;
       s.codes = std::move(d->codes);
@@ -176,6 +182,14 @@ void apply_suppressions(const std::vector<Suppression>& suppressions, std::vecto
     }
     return suppressed;
   });
+}
+
+std::vector<UnknownCode> unknown_codes(const std::vector<Suppression>& suppressions) {
+  std::vector<UnknownCode> out;
+  for (const Suppression& s : suppressions)
+    for (const std::string& c : s.codes)
+      if (!is_valid_selector(c)) out.push_back({&s, c});
+  return out;
 }
 
 std::vector<Suppression> unused_suppressions(const std::vector<Suppression>& suppressions) {

@@ -49,13 +49,12 @@ TEST(Options, ListsAreCommaSeparatedAndRepeatable) {
 
 TEST(Options, FlagsAndSubcommands) {
   EXPECT_EQ(parse({"--output-format", "JSON"}).options.format, OutputFormat::Json);
-  ParsedCommandLine p = parse({"--output-format", "sarif", "-o", "x.sarif", "--exit-zero", "--statistics", "--no-color",
+  ParsedCommandLine p = parse({"--output-format", "sarif", "-o", "x.sarif", "--exit-zero", "--no-color",
                                "--jobs", "3", "--isolated", "--max-file-size", "512KiB", "--no-show-source"});
   ASSERT_FALSE(p.exit_now) << p.err;
   EXPECT_EQ(p.options.format, OutputFormat::Sarif);
   EXPECT_EQ(p.options.output, "x.sarif");
   EXPECT_TRUE(p.options.exit_zero);
-  EXPECT_TRUE(p.options.statistics);
   EXPECT_EQ(p.options.color, ColorChoice::Never);
   EXPECT_EQ(p.options.jobs, 3u);
   EXPECT_TRUE(p.options.isolated);

@@ -11,6 +11,7 @@
 #include <set>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "cli/fix.hpp"
 #include "cli_support.hpp"
@@ -257,11 +258,40 @@ TEST(FixCli, UnsafeFixesAlsoSetTheWorkerCount) {
   EXPECT_TRUE(contains(plain.out, "PFL101 [warning]")) << plain.out;
   // PFL103's non_blocking fix comes only once the loader is pinned (by --fix's second pass).
   EXPECT_TRUE(contains(plain.out, "PFL103 [warning]")) << plain.out;
-  EXPECT_TRUE(contains(plain.out, "[*] 2 fixable with `--fix` (1 more with `--unsafe-fixes`).")) << plain.out;
+  // The count is what --fix applies, those second-pass fixes included, and says so.
+  EXPECT_TRUE(contains(plain.out, "[*] 4 fixable with `--fix` (2 marked, 2 more once those are applied; 1 more with "
+                                  "`--unsafe-fixes`).")) << plain.out;
   auto r = run_perflint({"--isolated", "--fix", "--unsafe-fixes", "train.py"}, dir.str());
   EXPECT_TRUE(contains(slurp(path), "num_workers=4")) << slurp(path);
   EXPECT_TRUE(contains(slurp(path), "persistent_workers=True")) << slurp(path);
   EXPECT_FALSE(contains(r.out, "PFL101")) << r.out;
+}
+
+// "[*] N fixable" in the summary is the number --diff and --fix report: the fix loop is what counts,
+// on every bundled example, with and without --unsafe-fixes.
+TEST(FixCli, FixableCountIsWhatDiffFixes) {
+  int checked = 0;
+  for (const char* example : {"train.py", "train_lm.py", "clean_train.py"}) {
+    const std::string path = std::string(PERFLINT_SOURCE_DIR) + "/examples/" + example;
+    for (const bool unsafe : {false, true}) {
+      std::vector<std::string> args{"--isolated", "--no-show-source", path};
+      if (unsafe) args.push_back("--unsafe-fixes");
+      auto lint = run_perflint(args);
+      args.push_back("--diff");
+      auto diff = run_perflint(args);
+      std::smatch m;
+      const std::regex fixable(R"(\[\*\] (\d+) fixable with)"), would(R"(Would fix (\d+) finding)");
+      if (!std::regex_search(lint.out, m, fixable)) {
+        EXPECT_TRUE(contains(diff.err, "No fixes available.")) << example << "\n" << lint.out << diff.err;
+        continue;
+      }
+      const std::string n = m[1];
+      ASSERT_TRUE(std::regex_search(diff.err, m, would)) << example << "\n" << diff.err;
+      EXPECT_EQ(n, m[1].str()) << example << (unsafe ? " --unsafe-fixes" : "") << "\n" << lint.out << diff.err;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 2);  // train.py has fixes with and without --unsafe-fixes
 }
 
 TEST(FixCli, DiffPrintsAndWritesNothing) {

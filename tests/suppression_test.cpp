@@ -179,6 +179,27 @@ TEST(Suppression, UnusedSuppressions) {
   EXPECT_EQ(unused[1].line, 4u);
 }
 
+// A mistyped code is one unknown code, never a blanket noqa (that would hide every finding on the
+// line); other tools' codes are not ours to judge.
+TEST(Suppression, UnknownCodesAreFoundAndAMistypedNoqaCodeIsNotABlanket) {
+  Case c = parse(
+      "a.item()  # noqa: PFL2O1, E501\n"
+      "b.item()  # perflint: ignore[per-step-itme, PFL2]\n"
+      "c = 1  # noqa: E501, W291\n"
+      "d = 1  # noqa: PFL9\n");
+  ASSERT_EQ(c.suppressions.size(), 3u);  // line 3 names no code of ours: no suppression at all
+  EXPECT_FALSE(c.suppressions[0].all);
+  EXPECT_EQ(c.suppressions[0].codes, V{"PFL2O1"});
+  EXPECT_EQ(survivors(c, {finding(kItem, 1), finding(kItem, 2)}), V{"PFL201@1"});  // PFL2 covers line 2
+  const auto unknown = unknown_codes(c.suppressions);
+  ASSERT_EQ(unknown.size(), 3u);
+  EXPECT_EQ(unknown[0].code, "PFL2O1");
+  EXPECT_TRUE(unknown[0].suppression->noqa);
+  EXPECT_EQ(unknown[1].code, "per-step-itme");
+  EXPECT_FALSE(unknown[1].suppression->noqa);
+  EXPECT_EQ(unknown[2].code, "PFL9");  // a prefix of no rule
+}
+
 TEST(Suppression, FindingWithoutRuleOnlyMatchesBlanket) {
   Case c = parse("x  # perflint: ignore[PFL201]\ny  # noqa\n");
   Finding a;
