@@ -25,6 +25,8 @@
 #include "util/io.hpp"
 #include "cli/options.hpp"
 #include "cli/runner.hpp"
+#include "cli/selection.hpp"
+#include "cli/server.hpp"
 #include "cli/show.hpp"
 #include "probe/compare.hpp"
 #include "probe/ranks.hpp"
@@ -83,13 +85,6 @@ std::string repository_root(const std::string& cwd) {
     if (p == p.parent_path()) break;
   }
   return {};
-}
-
-// First selector that is not a code, name, prefix or ALL, if any.
-const std::string* first_invalid(const std::vector<std::string>& selectors) {
-  for (const auto& s : selectors)
-    if (!is_valid_selector(s)) return &s;
-  return nullptr;
 }
 
 // A probe report's measured steps (`compare`, `--baseline`); the error names the file.
@@ -154,52 +149,6 @@ bool read_stdin(std::string& out) {
     }
     out.append(buf, static_cast<size_t>(n));
   }
-}
-
-// Checks the selectors of the command line and of the config; returns the message, or empty.
-std::string check_selectors(const Options& o, const Config& c) {
-  const std::pair<const std::vector<std::string>*, const char*> cli[] = {
-      {o.select ? &*o.select : nullptr, "--select"}, {&o.extend_select, "--extend-select"}, {&o.ignore, "--ignore"}};
-  for (const auto& [list, flag] : cli)
-    if (list != nullptr)
-      if (const std::string* bad = first_invalid(*list)) {
-        const std::string best = rule_suggestion(*bad);
-        return "unknown rule selector '" + *bad + "' in " + flag +
-               (best.empty() ? std::string(" (see 'perflint rules')") : " (did you mean '" + best + "'?)");
-      }
-  // The config loader validates these too; this keeps a bad selector from ever reaching the engine.
-  const std::string where = c.path.empty() ? std::string("the configuration") : c.path;
-  const std::pair<const std::vector<std::string>*, const char*> cfg[] = {
-      {&c.select, "select"}, {&c.extend_select, "extend-select"}, {&c.ignore, "ignore"}};
-  for (const auto& [list, key] : cfg)
-    if (const std::string* bad = first_invalid(*list))
-      return where + ": unknown rule selector '" + *bad + "' in " + key;
-  for (const auto& pfi : c.per_file_ignores)
-    if (const std::string* bad = first_invalid(pfi.selectors))
-      return where + ": unknown rule selector '" + *bad + "' in per-file-ignores \"" + pfi.pattern + "\"";
-  return {};
-}
-
-struct Selection {
-  std::vector<std::string> select;
-  std::vector<std::string> ignore;
-};
-
-// Command-line --select replaces the config's selection (and its extend-select); --ignore and
-// --extend-select add to the config's.
-Selection effective_selection(const Options& o, const Config& c) {
-  Selection s;
-  std::vector<std::string> extend = o.select ? std::vector<std::string>{} : c.extend_select;
-  extend.insert(extend.end(), o.extend_select.begin(), o.extend_select.end());
-  s.select = o.select ? *o.select : c.select;
-  if (!extend.empty()) {
-    if (s.select.empty())
-      for (const Rule* r : make_rule_set({}, {}).rules) s.select.emplace_back(r->info().code);
-    s.select.insert(s.select.end(), extend.begin(), extend.end());
-  }
-  s.ignore = c.ignore;
-  s.ignore.insert(s.ignore.end(), o.ignore.begin(), o.ignore.end());
-  return s;
 }
 
 // Discovery errors and notices become results of their own; the report is sorted by path and a
@@ -334,9 +283,10 @@ int run_lint(const Options& o) {
   }
 
   const Selection selection = effective_selection(o, config);
-  const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
-  if (o.show_settings)
+  if (o.show_settings) {
+    const RuleSet base = make_rule_set(selection.select, selection.ignore, config.severity);
     return write_stdout(show_settings_text(o, config, selection.select, selection.ignore, base)) ? kClean : kError;
+  }
 
   if (o.probe) {  // the script must be a file before anything runs
     std::error_code ec;
@@ -372,29 +322,12 @@ int run_lint(const Options& o) {
     return kError;
   }
 
-  // One RuleSet per distinct combination of matching per-file-ignores, built before any thread
-  // starts; std::map nodes keep the addresses the jobs point at stable.
-  std::map<std::vector<size_t>, RuleSet> per_file_sets;
+  // One RuleSet per distinct combination of matching per-file-ignores, built before any thread starts.
+  RuleSets rule_sets(config, selection);
   std::vector<LintJob> jobs;
   jobs.reserve(discovery.files.size());
-  for (const auto& path : discovery.files) {
-    std::vector<size_t> matched;
-    for (size_t i = 0; i < config.per_file_ignores.size(); ++i)
-      if (matches_any_glob({config.per_file_ignores[i].pattern}, path, config.root)) matched.push_back(i);
-    const RuleSet* rules = &base;
-    if (!matched.empty()) {
-      auto it = per_file_sets.find(matched);
-      if (it == per_file_sets.end()) {
-        std::vector<std::string> ignore = selection.ignore;
-        for (size_t i : matched)
-          ignore.insert(ignore.end(), config.per_file_ignores[i].selectors.begin(),
-                        config.per_file_ignores[i].selectors.end());
-        it = per_file_sets.emplace(matched, make_rule_set(selection.select, ignore, config.severity)).first;
-      }
-      rules = &it->second;
-    }
-    jobs.push_back({path, rules, o.reads_stdin() ? &stdin_bytes : nullptr});
-  }
+  for (const auto& path : discovery.files)
+    jobs.push_back({path, &rule_sets.for_file(path), o.reads_stdin() ? &stdin_bytes : nullptr});
 
   FileProjectContext project;  // sibling modules, summarised once for the whole run
   RunnerOptions ro;
@@ -528,6 +461,13 @@ int run_cli(int argc, char** argv) {
     const Options& o = parsed.options;
     if (o.command == Options::Command::Calibrate) return run_calibrate_command(o);
     if (o.command == Options::Command::Compare) return run_compare_command(o);
+    if (o.command == Options::Command::Server) {
+      if (o.probe || o.fix || o.diff) {
+        print(stderr, "error: `perflint server` lints what the editor sends; --probe, --fix and --diff do not apply\n");
+        return kError;
+      }
+      return run_server(o, STDIN_FILENO, STDOUT_FILENO);
+    }
     if (o.command != Options::Command::Lint) return run_rules_command(o);
     return run_lint(o);
   } catch (const std::exception& e) {

@@ -32,6 +32,7 @@ constexpr const char* kFooter = R"(Examples:
   perflint --diff src/                    show what --fix would change, write nothing
   perflint rules                          list every rule
   perflint rule PFL101                    explain a rule (code or name)
+  perflint server                         a Language Server for editors (docs/editors.md)
 
 Probe (runs the script; needs a Python with torch):
   perflint --probe --steps 10 train.py -- --epochs 1 --lr 0.1
@@ -228,6 +229,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "Exit codes: 0 no regression, 1 the median step is slower by more than --fail-on-regression PCT,\n"
       "2 usage or unreadable report.\n"
       "Example: perflint compare base.json new.json --fail-on-regression 5");
+  CLI::App* server_cmd = app.add_subcommand(
+      "server", "Run as a Language Server (LSP over stdio): diagnostics as you type, fixes as code actions, rule docs on hover");
+  server_cmd->fallthrough();
+  server_cmd->footer(
+      "The editor starts `perflint server` and talks JSON-RPC on its stdin/stdout; logs go to stderr.\n"
+      "Each open Python file is linted as if `perflint FILE` ran on it (its config, per-file-ignores,\n"
+      "excludes, sibling modules); --select, --ignore, --config and --isolated given here apply too.\n"
+      "Editor set-up (Neovim, VS Code, Helix, Emacs): docs/editors.md.");
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
   CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
@@ -291,11 +300,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (rule_cmd->parsed()) o.command = Options::Command::Rule;
   if (calibrate_cmd->parsed()) o.command = Options::Command::Calibrate;
   if (compare_cmd->parsed()) o.command = Options::Command::Compare;
+  if (server_cmd->parsed()) o.command = Options::Command::Server;
   if (o.command != Options::Command::Lint && !o.paths.empty()) {
     // `perflint src rules` is more likely a file named "rules" than a request for the rule list.
     const char* name = o.command == Options::Command::Rules     ? "rules"
                        : o.command == Options::Command::Rule    ? "rule"
                        : o.command == Options::Command::Compare ? "compare"
+                       : o.command == Options::Command::Server  ? "server"
                                                                 : "calibrate";
     parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
                  "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";

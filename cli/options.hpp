@@ -23,7 +23,7 @@ struct CalibrateOptions {
 };
 
 struct Options {
-  enum class Command { Lint, Rules, Rule, Calibrate, Compare };
+  enum class Command { Lint, Rules, Rule, Calibrate, Compare, Server };
   Command command = Command::Lint;
   std::string rule;                 // `perflint rule CODE|NAME`
   std::vector<std::string> paths;   // empty: the current directory; "-": standard input

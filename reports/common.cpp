@@ -104,8 +104,17 @@ std::string Value::dump() const {
   return out;
 }
 
+std::string Value::dump_compact() const {
+  std::string out;
+  dump_to(out, -1);
+  return out;
+}
+
+// indent < 0: compact (children are dumped with -1 too).
 void Value::dump_to(std::string& out, int indent) const {
-  const auto newline = [&out](int n) {
+  const bool compact = indent < 0;
+  const auto newline = [&out, compact](int n) {
+    if (compact) return;
     out += '\n';
     out.append(static_cast<size_t>(n) * 2, ' ');
   };
@@ -134,7 +143,7 @@ void Value::dump_to(std::string& out, int indent) const {
     for (size_t k = 0; k < a->size(); ++k) {
       if (k) out += ',';
       newline(indent + 1);
-      (*a)[k].dump_to(out, indent + 1);
+      (*a)[k].dump_to(out, compact ? -1 : indent + 1);
     }
     newline(indent);
     out += ']';
@@ -149,8 +158,8 @@ void Value::dump_to(std::string& out, int indent) const {
       newline(indent + 1);
       out += '"';
       out += json_escape((*o)[k].first);
-      out += "\": ";
-      (*o)[k].second.dump_to(out, indent + 1);
+      out += compact ? "\":" : "\": ";
+      (*o)[k].second.dump_to(out, compact ? -1 : indent + 1);
     }
     newline(indent);
     out += '}';

@@ -37,6 +37,8 @@ class Value {
 
   // Pretty-printed with 2-space indent; empty arrays and objects stay on one line.
   std::string dump() const;
+  // On one line with no spaces and no trailing newline (JSON-RPC messages).
+  std::string dump_compact() const;
 
  private:
   void dump_to(std::string& out, int indent) const;

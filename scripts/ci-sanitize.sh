@@ -46,5 +46,11 @@ else
   echo "ci-sanitize: build/tests/perflint_tests not built: the CLI tests were not run under sanitizers" >&2
   status=1
 fi
+# The Language Server's scripted client, against the sanitized server (a few seconds).
+if ! python3 tests/lsp/test_server.py "$fuzz_build/perflint" >/dev/null 2>"$fuzz_build/lsp-test.log"; then
+  status=1
+  echo "ci-sanitize: the LSP client test failed against the sanitized perflint; its log:" >&2
+  tail -n 60 "$fuzz_build/lsp-test.log" >&2
+fi
 echo "ci-sanitize: $((SECONDS - start)) s" >&2
 exit $status

@@ -3,6 +3,8 @@
 // repository root. End to end against the built binary, in scratch trees.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
 #include <string>
 
 #include "cli/gitignore.hpp"
@@ -224,6 +226,38 @@ TEST(CliParity, UnusedSuppressionWorksAsTheOnlySelectedRule) {
   EXPECT_TRUE(contains(r.out, "Found 3 findings")) << r.out;
   // With the rule selected the unknown codes are findings, not notices as well.
   EXPECT_FALSE(contains(r.err, "unknown rule code")) << r.err;
+}
+
+// Every option and subcommand `perflint --help` lists is completed by the bash, zsh and fish
+// completions and documented in the man page, so that they cannot drift apart.
+TEST(CliParity, CompletionsAndManPageCoverEveryOption) {
+  auto help = run_perflint({"--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  // The "Options:" section (the examples after it also show the script's and calibrate's own flags).
+  const size_t from = help.out.find("Options:"), to = help.out.find("Subcommands:");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && from < to) << help.out;
+  const std::string section = help.out.substr(from, to - from);
+  std::set<std::string> options;
+  const std::regex flag(R"((^|[ ,])(--[a-z][a-z0-9-]+))");
+  for (std::sregex_iterator it(section.begin(), section.end(), flag), end; it != end; ++it) options.insert((*it)[2]);
+  ASSERT_GT(options.size(), 30u) << section;
+  const std::string root = std::string(PERFLINT_SOURCE_DIR) + "/packaging/";
+  std::string man = testing::slurp(root + "perflint.1");
+  man = std::regex_replace(man, std::regex(R"(\\-)"), "-");
+  const std::pair<std::string, std::string> files[] = {
+      {"perflint.bash", testing::slurp(root + "completions/perflint.bash")},
+      {"_perflint", testing::slurp(root + "completions/_perflint")},
+      {"perflint.fish", std::regex_replace(testing::slurp(root + "completions/perflint.fish"),
+                                           std::regex(R"(-l ([a-z0-9-]+))"), "--$1")},
+      {"perflint.1", man}};
+  for (const auto& [name, text] : files) {
+    for (const auto& o : options) {
+      if (o == "--help" || o == "--version") continue;
+      EXPECT_TRUE(contains(text, o)) << o << " is missing from " << name;
+    }
+    for (const char* sub : {"rules", "rule", "calibrate", "compare", "server"})
+      EXPECT_TRUE(contains(text, sub)) << "subcommand " << sub << " is missing from " << name;
+  }
 }
 
 }  // namespace
