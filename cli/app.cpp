@@ -3,6 +3,7 @@
 #include "cli/app.hpp"
 #include "cli/calibrate_cmd.hpp"
 #include "cli/probe_cmd.hpp"
+#include "cli/probe_target.hpp"
 #include "cli/project_files.hpp"
 
 #include <sys/stat.h>
@@ -469,6 +470,33 @@ int run_cli(int argc, char** argv) {
       return run_server(o, STDIN_FILENO, STDOUT_FILENO);
     }
     if (o.command != Options::Command::Lint) return run_rules_command(o);
+    if (o.probe && (!o.module.empty() || o.launcher)) {
+      // -m MODULE / a launcher command: the file it runs is what is linted (and named in the report).
+      const std::string cwd = current_dir();
+      Options resolved = o;
+      if (o.launcher)
+        if (auto plain = plain_python(o.script_args)) {  // `-- python3 train.py ARGS`: no launcher
+          if (!o.python.empty() && o.python != plain->python) {
+            print(stderr, "error: --probe: --python " + o.python + " and the command's " + plain->python +
+                              ": name the interpreter once\n");
+            return kError;
+          }
+          resolved.launcher = false;
+          resolved.python = plain->python;
+          resolved.module = plain->module;
+          resolved.script_args = plain->args;
+          if (!plain->script.empty()) resolved.paths = {plain->script};
+          if (resolved.module.empty()) return run_lint(resolved);
+        }
+      Expected<std::string> file = !resolved.module.empty() ? module_file(resolved.module, cwd)
+                                                             : launcher_script(resolved.script_args, cwd);
+      if (!file) {
+        print(stderr, "error: --probe: " + file.error().message + "\n");
+        return kError;
+      }
+      resolved.paths = {*file};
+      return run_lint(resolved);
+    }
     return run_lint(o);
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -40,6 +40,11 @@ Probe (runs the script; needs a Python with torch):
       each finding confirmed / refuted / inconclusive / not-measurable with its measured cost per
       step, ranked: the fix that buys the most step time first. The script's output goes to a log
       (its tail is shown if it fails); --show-output streams it.
+  perflint --probe -- torchrun --standalone --nproc_per_node 2 train.py --lr 0.1
+      a launcher command instead of a SCRIPT: every rank it starts is probed (the script it names is
+      linted); per-rank step time and phases, the straggler and the phase that makes the gap
+  perflint --probe -m mypkg.train -- --lr 0.1
+      runs a module as `python -m mypkg.train` does; --nproc N starts N ranks without a launcher
   perflint --probe --verify train.py
       then proves the fixes: re-runs the script with each confirmed finding's fix applied at run time
       (your file is not edited) and once with all of them, against a repeated baseline; a saving is
@@ -205,6 +210,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::Range(2, 20))->type_name("N");
   app.add_option("--report-html", o.report_html, "Probe: also write a self-contained HTML report (charts, ranked fixes; opens offline)")
       ->type_name("FILE");
+  app.add_option("-m,--module", o.module,
+                 "Probe: run MODULE as `python -m MODULE` does, instead of a SCRIPT (its arguments after --)")
+      ->type_name("MODULE");
   app.add_option("--nproc", o.nproc,
                  "Probe: start N ranks of the script as torchrun would (env:// rendezvous on a free port; gloo or "
                  "nccl is the script's choice); each rank is measured, stragglers named")
@@ -322,7 +330,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   }
   const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
-                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty() || o.nproc;
+                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty() || o.nproc || !o.module.empty();
   if (o.fail_on_regression && o.command != Options::Command::Compare && o.baseline.empty()) {
     parsed.err = std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
                  "Run 'perflint --help' for usage.\n";
@@ -331,7 +339,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   }
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline, --nproc and `-- ARGS` go with --probe\n") +
+    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline, --nproc, -m and `-- ARGS` go with --probe\n") +
                  "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;
@@ -374,9 +382,27 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.exit_code = 2;
     return parsed;
   }
-  if (o.probe && o.paths.size() != 1) {
+  // --probe runs one of: SCRIPT [-- ARGS], -m MODULE [-- ARGS], or -- LAUNCHER ... (torchrun).
+  o.launcher = o.probe && o.paths.empty() && o.module.empty() && !o.script_args.empty();
+  if (o.probe && !o.module.empty() && !o.paths.empty()) {
+    parsed.err = "error: --probe -m " + o.module + " runs a module instead of a SCRIPT: pass one of them (got '" +
+                 o.paths.front() + "' too)\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (o.probe && o.module.empty() && !o.launcher && o.paths.size() != 1) {
     parsed.err = "error: --probe takes exactly one SCRIPT (got " + std::to_string(o.paths.size()) +
-                 "); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n";
+                 "), -m MODULE, or a launcher command after `--` (perflint --probe -- torchrun --nproc_per_node 2 "
+                 "train.py); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n";
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  }
+  if (o.launcher && o.nproc) {
+    parsed.err = std::string("error: --nproc starts the ranks itself; with a launcher command (") + o.script_args.front() +
+                 ") the launcher starts them: use its own option (torchrun --nproc_per_node N)\n"
+                 "Run 'perflint --help' for usage.\n";
     parsed.exit_now = true;
     parsed.exit_code = 2;
     return parsed;

@@ -66,6 +66,12 @@ struct Options {
   bool verify = false;               // --verify: A/B runs with each fix applied at run time
   std::optional<int> verify_runs;    // baseline runs (default 3)
   std::vector<std::string> script_args;  // everything after `--`
+  // `--probe -m MODULE [-- ARGS]`: run the module as `python -m` does (paths empty; the module's file
+  // is linted).
+  std::string module;
+  // `--probe -- torchrun ... train.py ARGS` (no SCRIPT before `--`): script_args is a launcher
+  // command; every rank it starts is probed, and the script it names is linted.
+  bool launcher = false;
   std::string report_html;           // --report-html FILE: the self-contained HTML report
   std::vector<std::string> compare_files;   // `perflint compare BASE.json NEW.json`
   std::string baseline;                     // --probe --baseline BASE.json

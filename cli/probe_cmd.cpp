@@ -112,6 +112,34 @@ Expected<probe::Evidence> evidence_of(const probe::RunOutcome& outcome, const st
   return recovered;
 }
 
+// torch.distributed's share of the steps, when the run used it (a collective or DDP's all-reduce).
+std::optional<CommSummary> comm_of(const probe::PhaseSummary& ph) {
+  if (ph.collective_calls <= 0.0 && ph.ddp_buckets <= 0.0) return std::nullopt;
+  CommSummary c;
+  c.collective_ms = ph.collective_ms;
+  c.collective_calls = ph.collective_calls;
+  c.ddp_allreduce_ms = ph.ddp_allreduce_ms;
+  c.ddp_buckets = ph.ddp_buckets;
+  if (ph.mean_step_ms > 0.0) {
+    c.collective_share = ph.collective_ms / ph.mean_step_ms;
+    c.ddp_share = ph.ddp_allreduce_ms / ph.mean_step_ms;
+  }
+  return c;
+}
+
+// The evidence the verdicts are judged on: rank 0's when ranks were started (--nproc, a launcher).
+std::string primary_evidence(const probe::RunnerOptions& ro) {
+  return ro.nproc > 1 || !ro.launcher.empty() ? ro.evidence_path + ".rank0" : ro.evidence_path;
+}
+
+// A launcher's ranks, as the shim found their evidence (`<path>.ranks.json`'s "nproc"); 0: none.
+int launcher_ranks(const std::string& path) {
+  const FileRead manifest = read_whole_file(path + ".ranks.json", 1 << 20);
+  if (manifest.status != FileRead::Status::Ok) return 0;
+  auto doc = jsonr::parse(manifest.bytes, path + ".ranks.json");
+  return doc ? static_cast<int>(doc->num("nproc").value_or(0.0)) : 0;
+}
+
 // --nproc: every rank's evidence (`<path>.rank<R>`) and how the launcher saw each end
 // (`<path>.ranks.json`): the per-rank rows, the straggler, and the views' ranks.
 void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int nproc, ProbeSummary& s,
@@ -133,7 +161,10 @@ void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int n
       row.median_step_ms = ev->median_step_ms();
       row.data_wait_share = ev->data_wait_share();
       if (const auto ph = probe::summarize_phases(*ev))
+      {
         for (const auto& f : ph->phases) row.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
+        row.comm = comm_of(*ph);
+      }
     }
     const bool stopped = how && how->get("stopped_by_launcher") && how->get("stopped_by_launcher")->b;
     const double code = how ? how->num("exit_code").value_or(0.0) : 0.0;
@@ -223,7 +254,7 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
       return e;
     }
     if (outcome->end == probe::RunOutcome::End::Interrupted) interrupted = true;
-    if (auto read = evidence_of(*outcome, ro.evidence_path)) e = *read;
+    if (auto read = evidence_of(*outcome, primary_evidence(ro))) e = *read;
     else e.traceback = tail_of(ro.log_path, 1);  // died before the shim could write (a hard crash)
     if (outcome->end == probe::RunOutcome::End::TimedOut) e.exit_reason = "timeout";
     if (const std::string sig = signal_text(*outcome); !sig.empty() && e.traceback.empty()) e.traceback = sig;
@@ -370,7 +401,9 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   ro.python = python->path;
   ro.shim_dir = shim;
   ro.script = script;
-  ro.args = o.script_args;
+  ro.module = o.module;
+  if (o.launcher) ro.launcher = o.script_args;
+  else ro.args = o.script_args;
   ro.steps = s.steps_requested;
   ro.warmup = s.warmup;
   ro.timeout_s = timeout;
@@ -410,8 +443,20 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
                                : "shim only (GPU tracing is opt-in: PERFLINT_CUPTI=1); not measured in this run "
                                  "(the project's paired-run benchmark measures the shim's cost)";
 
-  // --nproc: rank 0's evidence is the run's (the verdicts are judged on it); every rank's is read.
-  auto evidence = evidence_of(*outcome, ro.nproc > 1 ? ro.evidence_path + ".rank0" : ro.evidence_path);
+  // --nproc or a launcher: rank 0's evidence is the run's (the verdicts are judged on it); every
+  // rank's is read.
+  const int nranks = !ro.launcher.empty() ? launcher_ranks(ro.evidence_path) : ro.nproc;
+  if (!ro.launcher.empty() && nranks == 0) {
+    s.error = "the launcher `" + ro.launcher.front() +
+              " ...` started no rank the probe could measure (a rank is a Python process the launcher starts with RANK "
+              "or LOCAL_RANK in its environment, as torchrun does); to probe a plain script, run `perflint --probe "
+              "SCRIPT`";
+    s.exit_reason = "script_exit";
+    s.exit_code = outcome->exit_code;
+    s.log_tail = tail_of(ro.log_path, 30);
+    return 3;
+  }
+  auto evidence = evidence_of(*outcome, primary_evidence(ro));
   if (!evidence) {
     probe::Evidence none;
     end_from_outcome(*outcome, none);
@@ -459,6 +504,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     for (const auto& f : ph->phases) s.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
     s.syncs_per_step = ph->syncs_per_step;
     s.phases_host_clock = ph->host_clock;
+    s.comm = comm_of(*ph);
   }
   for (size_t i = 0; i < e.steps.size(); ++i) {
     const auto& st = e.steps[i];
@@ -481,8 +527,8 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   }
   for (auto& r : results)
     for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
-  if (ro.nproc > 1) {
-    read_ranks(*outcome, ro.evidence_path, ro.nproc, s, ranks);
+  if (nranks > 1) {
+    read_ranks(*outcome, ro.evidence_path, nranks, s, ranks);
   } else if (ranks) {
     ranks->push_back(e);
   }

@@ -194,6 +194,10 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
     st.zero_grad_calls = to_integer<uint32_t>(s.num("zero_grad_calls"), 0);
     st.zero_grad_fill_calls = to_integer<uint32_t>(s.num("zero_grad_fill_calls"), 0);
     st.zero_grad_ms = s.num("zero_grad_ms").value_or(0.0);
+    st.comm_ms = std::max(0.0, s.num("comm_ms").value_or(0.0));
+    st.comm_calls = to_integer<uint32_t>(s.num("comm_calls"), 0);
+    st.ddp_allreduce_ms = std::max(0.0, s.num("ddp_allreduce_ms").value_or(0.0));
+    st.ddp_buckets = to_integer<uint32_t>(s.num("ddp_buckets"), 0);
     if (const auto c = s.num("compiles")) st.compiles = to_integer<int64_t>(c, 0);
     if (const auto* syncs = s.get("syncs"); syncs && syncs->is_array())
       for (const auto& y : syncs->items) {

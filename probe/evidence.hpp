@@ -45,6 +45,10 @@ struct StepEvidence {
   uint32_t checkpoint_calls = 0;
   double checkpoint_forward_ms = 0.0;
   std::vector<SyncEvidence> syncs;
+  // torch.distributed: host time in the collectives the script called, and DDP's gradient
+  // all-reduce (each bucket from launch to completion; it overlaps backward).
+  double comm_ms = 0.0, ddp_allreduce_ms = 0.0;
+  uint32_t comm_calls = 0, ddp_buckets = 0;
 };
 
 struct LoaderEvidence {

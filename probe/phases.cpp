@@ -42,10 +42,19 @@ std::optional<PhaseSummary> summarize_phases(const Evidence& e) {
   for (const auto* s : steps) {
     wall += s->wall_ms;
     for (const auto& y : s->syncs) syncs += static_cast<double>(y.count);
+    out.collective_ms += s->comm_ms;
+    out.collective_calls += s->comm_calls;
+    out.ddp_allreduce_ms += s->ddp_allreduce_ms;
+    out.ddp_buckets += s->ddp_buckets;
   }
   const double n = static_cast<double>(steps.size());
   const double mean_step = wall / n;
+  out.mean_step_ms = mean_step;
   out.syncs_per_step = syncs / n;
+  out.collective_ms /= n;
+  out.collective_calls /= n;
+  out.ddp_allreduce_ms /= n;
+  out.ddp_buckets /= n;
   for (size_t i = 0; i < 6; ++i) {
     std::vector<double> v;
     double sum = 0.0;

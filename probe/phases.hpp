@@ -21,6 +21,10 @@ struct PhaseSummary {
   std::array<PhaseFigures, 6> phases;  // in PhaseSummary::kNames order
   double syncs_per_step = 0.0;         // host syncs the counters saw (item, cpu, ...), mean per step
   bool host_clock = true;              // CPU wall time; on CUDA the GPU runs behind (see docs)
+  // torch.distributed, mean per measured step (all zero in a single-process run).
+  double collective_ms = 0.0, collective_calls = 0.0;  // collectives the script calls: host time in them
+  double ddp_allreduce_ms = 0.0, ddp_buckets = 0.0;    // DDP's gradient all-reduce, launch to completion
+  double mean_step_ms = 0.0;
   static constexpr std::array<std::string_view, 6> kNames = {"data", "h2d", "forward", "backward", "optimizer", "other"};
   const PhaseFigures& operator[](std::string_view name) const;
 };

@@ -170,8 +170,14 @@ Expected<RunOutcome> run_probe(const RunnerOptions& o) {
                                      "--warmup", std::to_string(o.warmup), "--out", o.evidence_path};
   for (const auto& fix : o.apply) argv_s.insert(argv_s.end(), {"--apply", fix});
   if (o.nproc > 1) argv_s.insert(argv_s.end(), {"--nproc", std::to_string(o.nproc)});
-  argv_s.insert(argv_s.end(), {"--", o.script});
-  argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
+  if (!o.launcher.empty()) {
+    argv_s.insert(argv_s.end(), {"--launch", "--"});
+    argv_s.insert(argv_s.end(), o.launcher.begin(), o.launcher.end());
+  } else {
+    if (!o.module.empty()) argv_s.insert(argv_s.end(), {"--module", o.module, "--"});
+    else argv_s.insert(argv_s.end(), {"--", o.script});
+    argv_s.insert(argv_s.end(), o.args.begin(), o.args.end());
+  }
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);

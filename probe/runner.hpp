@@ -19,6 +19,10 @@ struct RunnerOptions {
   std::string shim_dir;            // directory that holds the perflint_probe package
   std::string script;
   std::vector<std::string> args;   // the script's own arguments
+  std::string module;              // `-m MODULE` instead of the script (script: its file, for messages)
+  // A launcher command (torchrun ...) instead of the script: the shim runs it and probes each rank
+  // it starts (`<evidence_path>.rank<R>`, `<evidence_path>.ranks.json`); args are then unused.
+  std::vector<std::string> launcher;
   int steps = 10;
   int warmup = 3;
   double timeout_s = 300.0;

@@ -204,6 +204,23 @@ std::vector<std::string_view> split_lines(std::string_view content) {
   return lines;
 }
 
+std::string comm_text(const CommSummary& c) {
+  std::string out;
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return std::string(buf);
+  };
+  if (c.ddp_buckets > 0)
+    out = "DDP gradient all-reduce " + ms(c.ddp_allreduce_ms) + " ms/step (" + percent(c.ddp_share) + " of the step, " +
+          num(c.ddp_buckets) + " bucket(s)/step, launch to completion: it overlaps backward, and on a rank that waits "
+          "for a slower one it is mostly that wait)";
+  if (c.collective_calls > 0)
+    out += (out.empty() ? "" : "; ") + std::string("other collectives (torch.distributed calls) ") + ms(c.collective_ms) + " ms/step (" +
+           percent(c.collective_share) + ", " + num(c.collective_calls) + " call(s)/step)";
+  return out;
+}
+
 std::optional<std::string> path_below_base(std::string_view path, const std::string& base_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -37,6 +37,9 @@ std::string all_fixes_line(const VerifySummary& v);
 // "2 runs: 251, 248 ms" when a fix was run more than once, else empty.
 std::string runs_text(const Verification& x);
 
+// torch.distributed in the steps, in words (text and HTML say the same).
+std::string comm_text(const CommSummary& c);
+
 // HTML text and attribute escaping; ill-formed UTF-8 becomes U+FFFD.
 std::string html_escape(std::string_view s);
 

@@ -182,6 +182,18 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
       rows.push(std::move(r));
     }
     probe.set("step_rows", std::move(rows));
+    auto comm_value = [](const std::optional<CommSummary>& c) {
+      if (!c) return Value();
+      Value v;
+      v.set("collective_ms", c->collective_ms);
+      v.set("collective_calls", c->collective_calls);
+      v.set("collective_share", c->collective_share);
+      v.set("ddp_allreduce_ms", c->ddp_allreduce_ms);
+      v.set("ddp_buckets", c->ddp_buckets);
+      v.set("ddp_share", c->ddp_share);
+      return v;
+    };
+    probe.set("collectives", comm_value(p->comm));
     if (!p->ranks.empty()) {  // --nproc: one entry per rank
       Value ranks = json::Array{};
       for (const auto& r : p->ranks) {
@@ -191,6 +203,7 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
         v.set("median_step_ms", r.median_step_ms);
         v.set("data_wait_share", r.data_wait_share);
         v.set("phases", r.phases.empty() ? Value() : phases_value(r.phases));
+        v.set("collectives", comm_value(r.comm));
         v.set("ended", r.ended);
         ranks.push(std::move(v));
       }

@@ -48,6 +48,13 @@ struct StepRow {
   std::optional<std::array<double, 6>> phases_ms;  // in PhaseRow name order; unset: not timed
 };
 
+// torch.distributed's share of the measured steps (mean per step); absent in a single-process run.
+struct CommSummary {
+  double collective_ms = 0.0, collective_calls = 0.0;  // collectives the script calls (host time)
+  double ddp_allreduce_ms = 0.0, ddp_buckets = 0.0;    // DDP's gradient all-reduce, launch to completion
+  double collective_share = 0.0, ddp_share = 0.0;      // of the mean step
+};
+
 // One rank of a multi-rank run (`--nproc`).
 struct RankRow {
   int rank = 0;
@@ -55,6 +62,7 @@ struct RankRow {
   double median_step_ms = 0.0;
   double data_wait_share = 0.0;
   std::vector<PhaseRow> phases;   // empty: not timed
+  std::optional<CommSummary> comm;
   std::string ended;              // "reached the steps", "failed (exit 1): RuntimeError: ...", "stopped ..."
 };
 
@@ -80,6 +88,7 @@ struct ProbeSummary {
   std::vector<std::pair<std::string, std::string>> diagnoses;  // (kind, text)
   std::vector<PhaseRow> phases;       // empty: the shim did not time phases
   double syncs_per_step = 0.0;        // with phases: host syncs per measured step
+  std::optional<CommSummary> comm;    // torch.distributed in the steps (collectives, DDP all-reduce)
   bool phases_host_clock = true;      // on CUDA the host clock sees launches, not GPU time
   std::vector<StepRow> steps;         // every recorded step (rank 0's when there are several)
   std::vector<RankRow> ranks;         // --nproc N > 1: one per rank; the verdicts are judged on rank 0

@@ -205,7 +205,9 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe, const s
     fixes = unsafe ? counts->with_unsafe : counts->safe;
     unsafe_more = !unsafe && counts->with_unsafe > counts->safe ? counts->with_unsafe - counts->safe : 0;
   }
-  if (fixes || unsafe_more) {
+  if (fixes == 0 && unsafe_more > 0) {
+    out += "[*] " + std::to_string(unsafe_more) + " fixable with `--fix --unsafe-fixes`.\n";
+  } else if (fixes || unsafe_more) {
     out += "[*] " + std::to_string(fixes) + " fixable with `--fix`";
     std::vector<std::string> notes;
     if (counts && fixes > marked)
@@ -296,10 +298,11 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
       out += "                median ms (p10-p90): " + spread + "; " + ms(p.syncs_per_step) + " .item()/.cpu()-style reads/step" +
              (p.phases_host_clock && p.device_kind == "cuda" ? "; host clock: GPU time is not in these" : "") + "\n";
     }
+    if (p.comm) out += "  collectives   " + report_detail::comm_text(*p.comm) + "\n";
     if (p.gpu_busy_share >= 0) out += "  GPU busy      " + percent(p.gpu_busy_share) + " of the step\n";
   }
   if (!p.ranks.empty()) {
-    out += "  ranks         " + std::to_string(p.ranks.size()) + " (--nproc; verdicts below are judged on rank 0)\n";
+    out += "  ranks         " + std::to_string(p.ranks.size()) + " (verdicts below are judged on rank 0)\n";
     for (const auto& r : p.ranks) {
       std::string top;  // the largest phase, when timed
       double best = -1.0;
@@ -307,7 +310,9 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
         if (ph.share > best) best = ph.share, top = ph.name + " " + percent(ph.share);
       out += "    rank " + std::to_string(r.rank) + "  " + std::to_string(r.steps) + " steps, median " +
              ms(r.median_step_ms) + " ms, data wait " + percent(r.data_wait_share) +
-             (top.empty() ? "" : ", most in " + top) + "; " + r.ended + "\n";
+             (top.empty() ? "" : ", most in " + top) +
+             (r.comm && r.comm->ddp_buckets > 0 ? ", DDP all-reduce " + ms(r.comm->ddp_allreduce_ms) + " ms" : "") + "; " +
+             r.ended + "\n";
     }
     if (!p.straggler.empty()) out += "  straggler     " + p.straggler + "\n";
   }

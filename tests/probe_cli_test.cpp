@@ -249,6 +249,15 @@ TEST(ProbeCli, TwoRanksTheStragglerByItsPhaseAndACrashedRankNamed) {
   ASSERT_FALSE(probe->get("diagnoses")->items.empty());
   EXPECT_EQ(probe->get("diagnoses")->items[0].string("kind"), "straggler");
   EXPECT_GT(probe->get("ranks")->items[1].num("data_wait_share").value_or(0), 0.5);
+  // DDP's gradient all-reduce, timed per bucket: rank 0 waits in it for the slow rank (~130 ms a
+  // step), rank 1 hardly; and the all_reduce the script calls each step is counted.
+  const jsonr::Node* c0 = probe->get("ranks")->items[0].get("collectives");
+  const jsonr::Node* c1 = probe->get("ranks")->items[1].get("collectives");
+  ASSERT_TRUE(c0 && c0->is_object() && c1 && c1->is_object()) << slow.out;
+  EXPECT_GE(c0->num("ddp_buckets").value_or(0), 1.0);
+  EXPECT_GT(c0->num("ddp_allreduce_ms").value_or(0), c1->num("ddp_allreduce_ms").value_or(0) + 20.0) << slow.out;
+  EXPECT_GE(c1->num("collective_calls").value_or(0), 1.0) << slow.out;
+  ASSERT_TRUE(probe->get("collectives") && probe->get("collectives")->is_object()) << slow.out;
 
   auto crash = run_perflint({"--probe", "--nproc", "2", "--steps", "6", "--warmup", "1", "--python", "/usr/bin/python3",
                              "--output-format", "json", script, "--", "--crash-rank", "1", "--crash-step", "3"});
@@ -262,6 +271,84 @@ TEST(ProbeCli, TwoRanksTheStragglerByItsPhaseAndACrashedRankNamed) {
   EXPECT_NE(failed.find("rank 1 failed on purpose at step 3"), std::string::npos) << failed;
   EXPECT_EQ(ranks->items[0].string("ended"), "stopped by perflint when another rank ended") << crash.out;
   EXPECT_NE(std::system("pgrep -f 'ddp_two_rank[s].py -- --crash-rank' >/dev/null"), 0) << "a rank was left running";
+}
+
+// `perflint --probe -- LAUNCHER ...`: the launcher starts the ranks, the probe finds them by their
+// RANK/LOCAL_RANK (boot/sitecustomize.py) and the report is the same as --nproc's. The stand-in
+// launcher knows nothing of perflint, so this holds for any launcher that starts ranks as torchrun.
+TEST(ProbeCli, ALauncherCommandIsProbedRankByRank) {
+  REQUIRE_TORCH();
+  const std::string script = kScripts + "ddp_two_ranks.py";
+  auto r = run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "--output-format",
+                         "json", "--", kScripts + "fake_torchrun.py", "--nproc_per_node", "2", script, "--slow-rank", "1"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* f = finding(*doc, "PFL101");  // the script the launcher runs was linted
+  ASSERT_NE(f, nullptr) << r.out;
+  EXPECT_EQ(f->string("path"), script);
+  const jsonr::Node* probe = doc->get("probe");
+  ASSERT_NE(probe->get("ranks"), nullptr) << r.out;
+  ASSERT_EQ(probe->get("ranks")->items.size(), 2u);
+  for (const auto& rank : probe->get("ranks")->items) EXPECT_EQ(rank.string("ended"), "reached the steps") << r.out;
+  EXPECT_NE(probe->string("straggler").value_or("").find("rank 1 is the straggler"), std::string::npos) << r.out;
+  // A "launcher" that starts no rank: said, not a silent empty report.
+  auto plain = run_perflint({"--probe", "--steps", "2", "--warmup", "0", "--python", "/usr/bin/python3", "--", "/bin/echo",
+                             kScripts + "data_bound.py"});
+  EXPECT_EQ(plain.exit_code, 3) << plain.out << plain.err;
+  EXPECT_NE(plain.out.find("started no rank the probe could measure"), std::string::npos) << plain.out << plain.err;
+}
+
+// The real torchrun, where it runs: Debian's torch 1.13 on Python 3.11 needs `--redirects 1 --tee 1`
+// (its default "0" hits an IntFlag change of Python 3.11 in the elastic agent), which the user's
+// command carries, as here; elsewhere the plain command works the same.
+TEST(ProbeCli, RealTorchrunRanksAreProbed) {
+  REQUIRE_TORCH();
+  if (std::system("command -v torchrun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no torchrun on PATH";
+  auto r = run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "--output-format",
+                         "json", "--", "torchrun", "--standalone", "--redirects", "1", "--tee", "1", "--nproc_per_node",
+                         "2", kScripts + "ddp_two_ranks.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* ranks = doc->get("probe")->get("ranks");
+  ASSERT_NE(ranks, nullptr) << r.out;
+  ASSERT_EQ(ranks->items.size(), 2u) << r.out;
+  for (const auto& rank : ranks->items) {
+    EXPECT_EQ(rank.string("ended"), "reached the steps") << r.out;
+    EXPECT_EQ(rank.num("steps").value_or(0), 3) << r.out;
+  }
+  EXPECT_NE(std::system("pgrep -f 'ddp_two_rank[s].py' >/dev/null"), 0) << "a rank was left running";
+}
+
+// `perflint --probe -- python3 train.py ARGS` is no launcher: the script is probed with that interpreter.
+TEST(ProbeCli, PythonAsTheLauncherIsTheScriptItself) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--steps", "2", "--warmup", "1", "--output-format", "json", "--", "/usr/bin/python3",
+                         "-u", kScripts + "data_bound.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  EXPECT_EQ(doc->get("probe")->string("python").value_or(""), "/usr/bin/python3") << r.out;
+  EXPECT_EQ(doc->get("probe")->get("exit")->string("reason").value_or(""), "steps_reached") << r.out << r.err;
+  EXPECT_EQ(doc->get("probe")->get("ranks"), nullptr);
+}
+
+// `perflint --probe -m pkg.train`: run as `python -m` runs it, the module's file linted.
+TEST(ProbeCli, AModuleRunsAsPythonDashM) {
+  REQUIRE_TORCH();
+  testing::TempDir dir;
+  dir.write("mypkg/__init__.py", "");
+  dir.write("mypkg/train.py", testing::slurp(kScripts + "data_bound.py"));
+  auto r = run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "--output-format",
+                         "json", "-m", "mypkg.train"}, dir.str());
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* f = finding(*doc, "PFL101");
+  ASSERT_NE(f, nullptr) << r.out;
+  EXPECT_EQ(f->string("path"), "mypkg/train.py");
+  EXPECT_EQ(doc->get("probe")->get("exit")->string("reason").value_or(""), "steps_reached") << r.out << r.err;
+  EXPECT_EQ(f->get("verdict")->string("state"), "confirmed") << r.out;
+  auto missing = run_perflint({"--probe", "-m", "mypkg.nope"}, dir.str());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no mypkg/nope.py or mypkg/nope/__main__.py"), std::string::npos) << missing.err;
 }
 
 // --verify end to end: the fix re-runs are real runs of the script with the shim's run-time fixes.

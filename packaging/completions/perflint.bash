@@ -12,14 +12,14 @@ _perflint() {
       COMPREPLY=($(compgen -W "$codes ALL" -- "$cur")); return ;;
     -o|--output|--config|--stdin-filename|--baseline|--report-html|--trace) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --python) COMPREPLY=($(compgen -c -- "$cur")); return ;;
-    -j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs|--nproc|--fail-on-regression) return ;;
+    -m|--module|-j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs|--nproc|--fail-on-regression) return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
       --output --exit-zero --statistics -q --quiet -s --silent --show-files --show-settings
       --no-respect-gitignore --no-show-source --no-color --color -j --jobs --config
       --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
-      --python --show-output --verify --verify-runs --report-html --trace --baseline --fail-on-regression --nproc" -- "$cur"))
+      --python --show-output --verify --verify-runs --report-html --trace -m --module --baseline --fail-on-regression --nproc" -- "$cur"))
     return
   fi
   if ((COMP_CWORD == 1)); then

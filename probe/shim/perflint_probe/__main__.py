@@ -16,20 +16,33 @@ def main(argv):
                         help="a run-time fix (repeatable, or comma-separated): %s" % ", ".join(sorted(fixes.FIXES)))
     parser.add_argument("--nproc", type=int, default=1,
                         help="ranks to start (env:// rendezvous, as torchrun); each writes OUT.rank<R>")
-    parser.add_argument("script", help="the training script")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
+    parser.add_argument("--module", metavar="MODULE", help="run MODULE as `python -m MODULE` does (no SCRIPT)")
+    parser.add_argument("--launch", action="store_true",
+                        help="the rest is a launcher command (torchrun ...): each rank it starts is probed")
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help="SCRIPT ARGS, or ARGS with --module, or the launcher command")
     opts = parser.parse_args(argv)
-    args = opts.args[1:] if opts.args[:1] == ["--"] else opts.args
+    rest = opts.rest[1:] if opts.rest[:1] == ["--"] else opts.rest
     try:
         requested = fixes.parse(opts.apply)
     except fixes.UsageError as e:
         parser.error(str(e))  # exit 2
+    if opts.launch:
+        if not rest:
+            parser.error("--launch needs a command")
+        from perflint_probe.launch import launch_command
+
+        return launch_command(rest, opts.steps, opts.warmup, opts.out, opts.apply)
+    if opts.module is None and not rest:
+        parser.error("a SCRIPT (or --module MODULE, or --launch COMMAND) is required")
+    script, args = (None, rest) if opts.module else (rest[0], rest[1:])
     if opts.nproc > 1:
         from perflint_probe.launch import launch
 
-        return launch(opts.nproc, opts.steps, opts.warmup, opts.out, opts.apply, opts.script, args)
+        return launch(opts.nproc, opts.steps, opts.warmup, opts.out, opts.apply, script, args, module=opts.module)
     probe = Probe(steps=opts.steps, warmup=opts.warmup, out=opts.out, apply=requested)
-    return probe.run(opts.script, args)
+    if opts.module:
+        return probe.run_module(opts.module, args)
+    return probe.run(script, args)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ it was stopped by the launcher; and exits with the first failed rank's code (0 w
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -27,7 +28,21 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0):
+def _forward_sigterm(procs):
+    """perflint's SIGTERM to the group reaches the children too; passing it on just ends them sooner."""
+
+    def forward(signum, frame):
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    p.send_signal(signum)
+                except OSError:
+                    pass
+
+    signal.signal(signal.SIGTERM, forward)
+
+
+def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0, module=None):
     port = _free_port()
     procs = []
     for rank in range(nproc):
@@ -39,20 +54,11 @@ def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0):
                "--out", "%s.rank%d" % (out, rank)]
         for fix in apply:
             cmd += ["--apply", fix]
-        cmd += [script, "--"] + list(args)
+        cmd += (["--module", module, "--"] if module else ["--", script]) + list(args)
         procs.append(subprocess.Popen(cmd, env=env))
 
     term_sent = None  # when the launcher sent SIGTERM to the ranks still running
-
-    def forward(signum, frame):  # perflint's SIGTERM to the group reaches the ranks too; just end
-        for p in procs:
-            if p.poll() is None:
-                try:
-                    p.send_signal(signum)
-                except OSError:
-                    pass
-
-    signal.signal(signal.SIGTERM, forward)
+    _forward_sigterm(procs)
     stopped_by_launcher = set()
     first_failure = None
     deadline = None
@@ -95,3 +101,55 @@ def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0):
         code = first_failure[1]
         return code if code > 0 else 128 - code
     return 0
+
+
+# What a launcher's own process must not inherit: it would take itself for a rank.
+_RANK_VARIABLES = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "PERFLINT_PROBE_ACTIVE")
+
+
+def launch_command(cmd, steps, warmup, out, apply):
+    """`perflint --probe -- torchrun ... train.py`: runs the launcher command as given, with the probe
+    started in each rank it creates (boot/sitecustomize.py), and writes `<out>.ranks.json` from the
+    ranks' evidence files. The launcher keeps the ranks together (it stops the others when one fails);
+    everything runs in this process's group, so perflint's stop reaches it all. Returns the launcher's
+    exit code."""
+    env = dict(os.environ)
+    for name in _RANK_VARIABLES:
+        env.pop(name, None)
+    boot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (boot, env.get("PYTHONPATH", "")) if p)
+    env["PERFLINT_PROBE_AUTO_OUT"] = out
+    env["PERFLINT_PROBE_STEPS"] = str(steps)
+    env["PERFLINT_PROBE_WARMUP"] = str(warmup)
+    env["PERFLINT_PROBE_APPLY"] = "\n".join(apply)
+    try:
+        proc = subprocess.Popen(cmd, env=env)
+    except OSError as e:
+        sys.stderr.write("perflint probe: cannot start the launcher %s: %s\n" % (cmd[0], e))
+        _write_manifest(out, [], cmd, 127)
+        return 127
+
+    _forward_sigterm([proc])
+    code = proc.wait()
+    found = []
+    directory, base = os.path.split(out)
+    pattern = re.compile(re.escape(base) + r"\.rank(\d+)$")
+    for name in os.listdir(directory or "."):
+        m = pattern.match(name)
+        if m:
+            found.append(int(m.group(1)))
+    for name in os.listdir(directory or "."):  # a rank that died hard left only its step log
+        m = re.match(re.escape(base) + r"\.rank(\d+)\.steps$", name)
+        if m and int(m.group(1)) not in found:
+            found.append(int(m.group(1)))
+    _write_manifest(out, sorted(found), cmd, code)
+    return code if code >= 0 else 128 - code
+
+
+def _write_manifest(out, ranks, cmd, code):
+    nproc = max(ranks) + 1 if ranks else 0
+    rows = [{"rank": r, "evidence": "%s.rank%d" % (out, r), "exit_code": None, "signal": None,
+             "stopped_by_launcher": False} for r in range(nproc)]
+    with open(out + ".ranks.json", "w") as f:
+        json.dump({"nproc": nproc, "ranks": rows, "launcher": list(cmd), "launcher_exit": code,
+                   "first_failure": None}, f)

@@ -231,6 +231,98 @@ def install(probe):
         if orig is not None:
             setattr(torch.Tensor, name, _timed_move(orig, probe, torch))
 
+    _install_collectives(probe, torch)
+
+
+# The torch.distributed calls whose time is the ranks' waiting on each other (plus the transfer).
+_COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
+                "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast", "reduce", "barrier", "all_to_all",
+                "all_to_all_single", "gather", "scatter", "all_gather_object", "broadcast_object_list",
+                "gather_object", "scatter_object_list", "monitored_barrier")
+
+
+def _install_collectives(probe, torch):
+    """Times the collectives the script calls (host time in the call: all of it for a blocking
+    collective, the launch for `async_op=True`) and DDP's gradient all-reduce (each bucket from its
+    launch in backward to its completion, via a communication hook)."""
+    try:
+        import torch.distributed as dist
+
+        if not dist.is_available():
+            return
+    except Exception:
+        return
+    for name in _COLLECTIVES:
+        orig = getattr(dist, name, None)
+        if orig is not None and callable(orig):
+            setattr(dist, name, _timed_collective(orig, probe))
+
+    ddp = getattr(torch.nn.parallel, "DistributedDataParallel", None)
+    if ddp is None or not hasattr(ddp, "register_comm_hook") or os.environ.get("PERFLINT_PROBE_DDP_HOOK") == "0":
+        return
+    orig_register = ddp.register_comm_hook
+    orig_forward = ddp.forward
+
+    def timed_hook(hook):
+        def perflint_timed_hook(state, bucket):
+            t0 = time.perf_counter()
+            counters = probe.current
+            fut = hook(state, bucket)
+
+            def done(f):
+                counters.ddp_allreduce_ms += (time.perf_counter() - t0) * 1000.0
+                counters.ddp_buckets += 1
+                return f.value()
+
+            return fut.then(done)
+
+        return perflint_timed_hook
+
+    @functools.wraps(orig_register)
+    def register_comm_hook(self, state, hook):
+        if self.__dict__.get("_perflint_hook") == "default":
+            sys.stderr.write("perflint probe: a DDP communication hook registered after the first forward is not "
+                             "installed in this probe run; the gradients are all-reduced by torch's default hook\n")
+            return None
+        self.__dict__["_perflint_hook"] = "user"
+        return orig_register(self, state, timed_hook(hook))
+
+    @functools.wraps(orig_forward)
+    def forward(self, *args, **kwargs):
+        # The reducer's built-in all-reduce has no Python hook to time; torch's own allreduce_hook
+        # (the same sum and division by the world size, in Python) stands in for it from the first
+        # forward on, unless the script registered its own hook (which is then timed).
+        if "_perflint_hook" not in self.__dict__:
+            self.__dict__["_perflint_hook"] = "default"
+            try:
+                from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+
+                orig_register(self, self.process_group, timed_hook(allreduce_hook))
+            except Exception as e:  # never break the run: it goes on untimed
+                sys.stderr.write("perflint probe: DDP's all-reduce is not timed: %s\n" % e)
+        return orig_forward(self, *args, **kwargs)
+
+    ddp.register_comm_hook = register_comm_hook
+    ddp.forward = forward
+
+
+def _timed_collective(orig, probe):
+    @functools.wraps(orig)
+    def collective(*args, **kwargs):
+        if getattr(_local, "in_collective", False) or not probe.in_user_code():
+            return orig(*args, **kwargs)  # nested (all_gather_object's own all_gather) or not ours
+        _local.in_collective = True
+        t0 = time.perf_counter()
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            _local.in_collective = False
+            c = probe.current
+            c.comm_ms += (time.perf_counter() - t0) * 1000.0
+            c.comm_calls += 1
+
+    return collective
+
 
 def compiling(torch):
     """True while TorchDynamo traces (torch.compile); False on torch 1.x."""

@@ -37,7 +37,8 @@ class StepCounters:
     """What one step did. Reset at every boundary."""
 
     __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls",
-                 "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms", "phases")
+                 "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms", "phases", "comm_ms", "comm_calls",
+                 "ddp_allreduce_ms", "ddp_buckets")
 
     def __init__(self, start):
         self.start = start
@@ -51,6 +52,10 @@ class StepCounters:
         self.zero_grad_fill_calls = 0  # calls that zero-filled the gradients (set_to_none=False)
         self.zero_grad_ms = 0.0
         self.phases = HostPhases()
+        self.comm_ms = 0.0  # host time inside torch.distributed collectives the script calls
+        self.comm_calls = 0
+        self.ddp_allreduce_ms = 0.0  # DDP's gradient all-reduce: each bucket from launch to completion
+        self.ddp_buckets = 0
 
 
 class Probe:
@@ -83,10 +88,9 @@ class Probe:
         self.gpu_phase_ms = {}
 
     # ---- running the script -----------------------------------------------------------------
-    def run(self, script, args):
-        self.script = os.path.abspath(script)
-        sys.argv = [script] + list(args)
-        sys.path[0] = os.path.dirname(self.script)
+    def setup(self, script):
+        """Imports torch and installs the instrumentation; an exit code when there is no torch."""
+        self.script = os.path.abspath(script) if script else None
         try:
             import torch  # noqa: F401  (the probe measures torch scripts)
 
@@ -100,9 +104,63 @@ class Probe:
         if self.cupti is not None and self.warmup > 0:
             self.cupti.perflint_cupti_enable(0)  # warm-up untraced: the report compares the two
         signal.signal(signal.SIGTERM, self._on_sigterm)
+        return None
+
+    def run(self, script, args):
+        sys.argv = [script] + list(args)
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        code = self.setup(script)
+        if code is not None:
+            return code
+        return self._run(lambda: runpy.run_path(self.script, run_name="__main__"))
+
+    def run_module(self, module, args):
+        """`python -m MODULE ARGS` under the probe: the current directory first on sys.path, as there."""
+        import importlib.util
+
+        sys.argv = [module] + list(args)
+        sys.path[0] = os.getcwd()
+        try:
+            spec = importlib.util.find_spec(module)
+            if spec is not None and spec.submodule_search_locations is not None:  # a package: its __main__
+                spec = importlib.util.find_spec(module + ".__main__")
+        except Exception as e:
+            spec, error = None, "%s: %s" % (type(e).__name__, e)
+        else:
+            error = "No module named %s" % module
+        if spec is None or not spec.origin:
+            self.exit = {"reason": "crash", "code": 1, "traceback": error}
+            sys.stderr.write(error + "\n")
+            self.write()
+            return 1
+        code = self.setup(spec.origin)
+        if code is not None:
+            return code
+        return self._run(lambda: runpy.run_module(module, run_name="__main__", alter_sys=True))
+
+    def start_in_process(self):
+        """In a process a launcher started (perflint_probe.boot): the script runs as Python runs it;
+        the evidence is written when a step count is reached (as always), at exit, or on a crash."""
+        argv0 = sys.argv[0] if getattr(sys, "argv", None) else ""
+        if self.setup(argv0 if argv0 not in ("", "-m", "-c") else None) is not None:
+            return
+        import atexit
+
+        atexit.register(self.write)
+        previous = sys.excepthook
+
+        def excepthook(kind, value, tb):
+            if self.in_user_code() and not isinstance(value, KeyboardInterrupt):
+                text = "".join(traceback.format_exception(kind, value, tb))
+                self.exit = {"reason": "crash", "code": 1, "traceback": _tail(text, 40)}
+            previous(kind, value, tb)
+
+        sys.excepthook = excepthook
+
+    def _run(self, run):
         code = 0
         try:
-            runpy.run_path(self.script, run_name="__main__")
+            run()
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             self.exit = {"reason": "script_exit", "code": code}
@@ -123,7 +181,7 @@ class Probe:
         """The traceback from the script's first frame on: the shim's own frames are noise."""
         tb = exc.__traceback__
         first = tb
-        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != self.script:
+        while tb is not None and self.script and os.path.abspath(tb.tb_frame.f_code.co_filename) != self.script:
             tb = tb.tb_next
         return "".join(traceback.format_exception(type(exc), exc, tb if tb is not None else first))
 
@@ -144,6 +202,8 @@ class Probe:
             self.current.backward_calls += 1
         if self.marker is None:
             self.marker = "optimizer" if self.optimizer_created else "backward"
+            if self.script is None and sys.argv and sys.argv[0] not in ("", "-m", "-c"):
+                self.script = os.path.abspath(sys.argv[0])  # `-m MODULE` under a launcher: runpy has set it
         if kind != self.marker:
             return
         if self.gpu_events is None and self.torch is not None and _cuda_in_use(self.torch):
@@ -176,6 +236,10 @@ class Probe:
                 "zero_grad_calls": c.zero_grad_calls,
                 "zero_grad_fill_calls": c.zero_grad_fill_calls,
                 "zero_grad_ms": c.zero_grad_ms,
+                "comm_ms": c.comm_ms,
+                "comm_calls": c.comm_calls,
+                "ddp_allreduce_ms": c.ddp_allreduce_ms,
+                "ddp_buckets": c.ddp_buckets,
                 "compiles": self.compile_count(),
                 "flags": self.flags(),
             }

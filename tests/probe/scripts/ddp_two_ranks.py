@@ -40,3 +40,4 @@ for step, (x, y) in enumerate(loader):
     opt.zero_grad()
     loss.backward()
     opt.step()
+    dist.all_reduce(loss.detach())  # a collective of the script's own (the probe times it)
