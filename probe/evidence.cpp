@@ -198,6 +198,9 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
     st.comm_calls = to_integer<uint32_t>(s.num("comm_calls"), 0);
     st.ddp_allreduce_ms = std::max(0.0, s.num("ddp_allreduce_ms").value_or(0.0));
     st.ddp_buckets = to_integer<uint32_t>(s.num("ddp_buckets"), 0);
+    st.ddp_forwards = to_integer<uint32_t>(s.num("ddp_forwards"), 0);
+    st.ddp_forward_overhead_ms = std::max(0.0, s.num("ddp_forward_overhead_ms").value_or(0.0));
+    st.ddp_find_unused = s.boolean("ddp_find_unused").value_or(false);
     if (const auto c = s.num("compiles")) st.compiles = to_integer<int64_t>(c, 0);
     if (const auto* syncs = s.get("syncs"); syncs && syncs->is_array())
       for (const auto& y : syncs->items) {

@@ -49,6 +49,10 @@ struct StepEvidence {
   // all-reduce (each bucket from launch to completion; it overlaps backward).
   double comm_ms = 0.0, ddp_allreduce_ms = 0.0;
   uint32_t comm_calls = 0, ddp_buckets = 0;
+  // DDP.forward's own work around the module's forward; find_unused_parameters on in an instance.
+  uint32_t ddp_forwards = 0;
+  double ddp_forward_overhead_ms = 0.0;
+  bool ddp_find_unused = false;
 };
 
 struct LoaderEvidence {

@@ -167,6 +167,32 @@ Verdict judge_zero_grad(const Evidence& e) {
   return make(State::Inconclusive, what + " (the fill itself; upper bound of the saving)", ms, share);
 }
 
+// PFL701: DDP.forward's own time around the module's forward, where find_unused_parameters=True
+// walks the autograd graph from the outputs every step (the rest of that time is DDP's small fixed
+// bookkeeping, so the figure is an upper bound of the saving). PFL101's thresholds.
+Verdict judge_find_unused(const Evidence& e) {
+  const auto m = e.measured();
+  if (m.empty()) return make(State::Inconclusive, "no measured step");
+  double forwards = 0.0, ms = 0.0;
+  bool on = false;
+  for (const auto* s : m) {
+    forwards += s->ddp_forwards;
+    ms += s->ddp_forward_overhead_ms;
+    on = on || s->ddp_find_unused;
+  }
+  if (forwards == 0.0)
+    return make(State::Inconclusive, "no DistributedDataParallel forward in the measured steps (a single-process run: "
+                                     "`--nproc 2` or a launcher command runs the ranks)");
+  if (!on) return make(State::Refuted, "find_unused_parameters was off at run time");
+  ms /= static_cast<double>(m.size());
+  const double share = per_step_share(ms, e);
+  const std::string what = fmt(ms, 2) + " ms per step in DistributedDataParallel.forward around the model's forward "
+                                        "(the unused-parameter search over the autograd graph, and DDP's bookkeeping)";
+  if (share >= 0.10) return make(State::Confirmed, what + "; upper bound of the saving", ms, share);
+  if (share < 0.03) return make(State::Refuted, what + ": too little of the step to matter here", ms, share);
+  return make(State::Inconclusive, what + "; upper bound of the saving", ms, share);
+}
+
 Verdict judge_recompiles(const Evidence& e) {
   const StepEvidence* before = nullptr;  // the last warm-up step: compiles up to the measured ones
   for (const auto& s : e.steps)
@@ -325,6 +351,7 @@ Verdict judge(const Finding& f, const Evidence& e, const Calibration* cal) {
         "a deliberate trade; its cost: `--verify` runs without it");
   if (code == "PFL502") return judge_zero_grad(e);
   if (code == "PFL603") return judge_recompiles(e);
+  if (code == "PFL701") return judge_find_unused(e);
   if (code == "PFL303" && e.device_kind == "cuda")
     return judge_flag(e, flag(&StepEvidence::launch_blocking), "CUDA_LAUNCH_BLOCKING was set",
                       "CUDA_LAUNCH_BLOCKING was not set");

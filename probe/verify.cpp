@@ -32,6 +32,7 @@ std::string runtime_fix(const Finding& f, const Evidence& e, int workers) {
   if (code == "PFL501") return "no_checkpoint";
   if (code == "PFL502") return "set_to_none";
   if (code == "PFL503") return "cudnn_benchmark";
+  if (code == "PFL701") return "no_find_unused";
   return {};
 }
 
@@ -160,6 +161,7 @@ std::string fix_label(const std::string& fix, const std::string& script_dir) {
   else if (what == "no_checkpoint") out = "activation checkpointing off";
   else if (what == "set_to_none") out = "zero_grad(set_to_none=True)";
   else if (what == "cudnn_benchmark") out = "cudnn.benchmark=True";
+  else if (what == "no_find_unused") out = "find_unused_parameters=False";
   else out = what;
   return where.empty() ? out : out + " at " + where;
 }

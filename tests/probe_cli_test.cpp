@@ -319,6 +319,23 @@ TEST(ProbeCli, RealTorchrunRanksAreProbed) {
   EXPECT_NE(std::system("pgrep -f 'ddp_two_rank[s].py' >/dev/null"), 0) << "a rank was left running";
 }
 
+// PFL701 measured on real DDP ranks: DDP.forward's own time with find_unused_parameters=True.
+TEST(ProbeCli, FindUnusedParametersIsMeasuredInDdpForward) {
+  REQUIRE_TORCH();
+  auto r = run_perflint({"--probe", "--nproc", "2", "--steps", "4", "--warmup", "2", "--python", "/usr/bin/python3",
+                         "--output-format", "json", kScripts + "ddp_find_unused.py"});
+  auto doc = jsonr::parse(r.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << r.err;
+  const jsonr::Node* f = finding(*doc, "PFL701");
+  ASSERT_NE(f, nullptr) << r.out;
+  const jsonr::Node* v = f->get("verdict");
+  ASSERT_NE(v, nullptr) << r.out;
+  EXPECT_NE(v->string("evidence").value_or("").find("ms per step in DistributedDataParallel.forward"), std::string::npos)
+      << r.out;
+  ASSERT_TRUE(v->num("cost_ms_per_step").has_value()) << r.out;
+  EXPECT_GT(*v->num("cost_ms_per_step"), 0.0);
+}
+
 // `perflint --probe -- python3 train.py ARGS` is no launcher: the script is probed with that interpreter.
 TEST(ProbeCli, PythonAsTheLauncherIsTheScriptItself) {
   REQUIRE_TORCH();

@@ -165,6 +165,23 @@ TEST(ProbeVerdict, ZeroGradFillIsPricedByItsTimeAndRefutedWhenItSetsNone) {
   EXPECT_EQ(judge(finding("PFL502", 9), with_steps(kH100, {fill})).state, Verdict::State::Inconclusive);
 }
 
+// PFL701: priced by DDP.forward's own time around the model's forward, when the flag was on.
+TEST(ProbeVerdict, FindUnusedParametersIsPricedByDdpForwardsOwnTime) {
+  const std::string on = R"({"warmup": false, "wall_ms": 20, "ddp_forwards": 1, "ddp_forward_overhead_ms": 4, "ddp_find_unused": true})";
+  const Verdict v = judge(finding("PFL701", 9), with_steps(kCpu, {on, on}));
+  EXPECT_EQ(v.state, Verdict::State::Confirmed);
+  ASSERT_TRUE(v.cost_ms_per_step);
+  EXPECT_NEAR(*v.cost_ms_per_step, 4.0, 1e-9);
+  EXPECT_NE(v.evidence.find("DistributedDataParallel.forward"), std::string::npos) << v.evidence;
+  const std::string off = R"({"warmup": false, "wall_ms": 20, "ddp_forwards": 1, "ddp_forward_overhead_ms": 4, "ddp_find_unused": false})";
+  EXPECT_EQ(judge(finding("PFL701", 9), with_steps(kCpu, {off})).state, Verdict::State::Refuted);
+  const std::string tiny = R"({"warmup": false, "wall_ms": 20, "ddp_forwards": 1, "ddp_forward_overhead_ms": 0.1, "ddp_find_unused": true})";
+  EXPECT_EQ(judge(finding("PFL701", 9), with_steps(kCpu, {tiny})).state, Verdict::State::Refuted);
+  const Verdict none = judge(finding("PFL701", 9), with_steps(kCpu, {R"({"warmup": false, "wall_ms": 20})"}));
+  EXPECT_EQ(none.state, Verdict::State::Inconclusive);
+  EXPECT_NE(none.evidence.find("no DistributedDataParallel forward"), std::string::npos) << none.evidence;
+}
+
 TEST(ProbeVerdict, RecompilesAfterWarmUpArePricedByTheirExtraStepTime) {
   auto step = [](bool warm, double ms, int compiles) {
     return R"({"warmup": )" + std::string(warm ? "true" : "false") + R"(, "wall_ms": )" + std::to_string(ms) +

@@ -575,9 +575,34 @@ def _read(getter):
         return None
 
 
+class NoFindUnused(Fix):
+    """DistributedDataParallel(..., find_unused_parameters=True) is built with False: DDP no longer
+    walks the autograd graph after every forward. A model that really leaves parameters unused then
+    fails in its second backward (DDP says so): the fix run fails, and --verify reports it."""
+
+    name = "no_find_unused"
+
+    def install(self, ctx):
+        ddp = getattr(ctx.torch.nn.parallel, "DistributedDataParallel", None)
+        if ddp is None:
+            return
+        fix = self
+        orig = ddp.__init__
+
+        @functools.wraps(orig)
+        def init(self, *args, **kwargs):
+            if kwargs.get("find_unused_parameters"):
+                fix.hit()
+                kwargs["find_unused_parameters"] = False
+            return orig(self, *args, **kwargs)
+
+        ddp.__init__ = init
+
+
 # ---- the command line and the run ----------------------------------------------------------------
 FIXES = {cls.name: cls for cls in (Workers, PinMemory, PersistentWorkers, NonBlocking, Tf32, NoAnomaly, NoProfiler,
-                                   NoCheckpoint, CudnnBenchmark, SetToNone, NoLaunchBlocking, NoDeterministic)}
+                                   NoCheckpoint, CudnnBenchmark, SetToNone, NoLaunchBlocking, NoDeterministic,
+                                   NoFindUnused)}
 # Loader fixes run in this order on each DataLoader: persistent_workers needs the workers first.
 LOADER_ORDER = ("workers", "pin_memory", "persistent_workers")
 

@@ -258,10 +258,12 @@ def _install_collectives(probe, torch):
             setattr(dist, name, _timed_collective(orig, probe))
 
     ddp = getattr(torch.nn.parallel, "DistributedDataParallel", None)
-    if ddp is None or not hasattr(ddp, "register_comm_hook") or os.environ.get("PERFLINT_PROBE_DDP_HOOK") == "0":
+    if ddp is None:
         return
-    orig_register = ddp.register_comm_hook
+    hook_timing = hasattr(ddp, "register_comm_hook") and os.environ.get("PERFLINT_PROBE_DDP_HOOK") != "0"
+    orig_register = getattr(ddp, "register_comm_hook", None)
     orig_forward = ddp.forward
+    orig_inner = getattr(ddp, "_run_ddp_forward", None)
 
     def timed_hook(hook):
         def perflint_timed_hook(state, bucket):
@@ -278,21 +280,35 @@ def _install_collectives(probe, torch):
 
         return perflint_timed_hook
 
-    @functools.wraps(orig_register)
-    def register_comm_hook(self, state, hook):
-        if self.__dict__.get("_perflint_hook") == "default":
-            sys.stderr.write("perflint probe: a DDP communication hook registered after the first forward is not "
-                             "installed in this probe run; the gradients are all-reduced by torch's default hook\n")
-            return None
-        self.__dict__["_perflint_hook"] = "user"
-        return orig_register(self, state, timed_hook(hook))
+    if hook_timing:
+        @functools.wraps(orig_register)
+        def register_comm_hook(self, state, hook):
+            if self.__dict__.get("_perflint_hook") == "default":
+                sys.stderr.write("perflint probe: a DDP communication hook registered after the first forward is not "
+                                 "installed in this probe run; the gradients are all-reduced by torch's default hook\n")
+                return None
+            self.__dict__["_perflint_hook"] = "user"
+            return orig_register(self, state, timed_hook(hook))
+
+        ddp.register_comm_hook = register_comm_hook
+
+    if orig_inner is not None:
+        @functools.wraps(orig_inner)
+        def run_ddp_forward(self, *args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return orig_inner(self, *args, **kwargs)
+            finally:
+                _local.ddp_inner = getattr(_local, "ddp_inner", 0.0) + time.perf_counter() - t0
+
+        ddp._run_ddp_forward = run_ddp_forward
 
     @functools.wraps(orig_forward)
     def forward(self, *args, **kwargs):
         # The reducer's built-in all-reduce has no Python hook to time; torch's own allreduce_hook
         # (the same sum and division by the world size, in Python) stands in for it from the first
         # forward on, unless the script registered its own hook (which is then timed).
-        if "_perflint_hook" not in self.__dict__:
+        if hook_timing and "_perflint_hook" not in self.__dict__:
             self.__dict__["_perflint_hook"] = "default"
             try:
                 from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
@@ -300,9 +316,18 @@ def _install_collectives(probe, torch):
                 orig_register(self, self.process_group, timed_hook(allreduce_hook))
             except Exception as e:  # never break the run: it goes on untimed
                 sys.stderr.write("perflint probe: DDP's all-reduce is not timed: %s\n" % e)
-        return orig_forward(self, *args, **kwargs)
+        if orig_inner is None or not probe.in_user_code():
+            return orig_forward(self, *args, **kwargs)
+        _local.ddp_inner = 0.0
+        t0 = time.perf_counter()
+        out = orig_forward(self, *args, **kwargs)
+        c = probe.current
+        c.ddp_forwards += 1
+        c.ddp_forward_overhead_ms += max(0.0, time.perf_counter() - t0 - _local.ddp_inner) * 1000.0
+        if getattr(self, "find_unused_parameters", False):
+            c.ddp_find_unused = True
+        return out
 
-    ddp.register_comm_hook = register_comm_hook
     ddp.forward = forward
 
 

@@ -38,7 +38,7 @@ class StepCounters:
 
     __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls",
                  "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms", "phases", "comm_ms", "comm_calls",
-                 "ddp_allreduce_ms", "ddp_buckets")
+                 "ddp_allreduce_ms", "ddp_buckets", "ddp_forwards", "ddp_forward_overhead_ms", "ddp_find_unused")
 
     def __init__(self, start):
         self.start = start
@@ -56,6 +56,11 @@ class StepCounters:
         self.comm_calls = 0
         self.ddp_allreduce_ms = 0.0  # DDP's gradient all-reduce: each bucket from launch to completion
         self.ddp_buckets = 0
+        # DDP.forward's own work around the module's forward (find_unused_parameters=True walks the
+        # autograd graph there, every step), and whether an instance had that on.
+        self.ddp_forwards = 0
+        self.ddp_forward_overhead_ms = 0.0
+        self.ddp_find_unused = False
 
 
 class Probe:
@@ -240,6 +245,9 @@ class Probe:
                 "comm_calls": c.comm_calls,
                 "ddp_allreduce_ms": c.ddp_allreduce_ms,
                 "ddp_buckets": c.ddp_buckets,
+                "ddp_forwards": c.ddp_forwards,
+                "ddp_forward_overhead_ms": c.ddp_forward_overhead_ms,
+                "ddp_find_unused": c.ddp_find_unused,
                 "compiles": self.compile_count(),
                 "flags": self.flags(),
             }
