@@ -3,6 +3,7 @@
 #include "cli/app.hpp"
 #include "cli/calibrate_cmd.hpp"
 #include "cli/probe_cmd.hpp"
+#include "cli/probe_merge.hpp"
 #include "cli/probe_target.hpp"
 #include "cli/project_files.hpp"
 
@@ -347,9 +348,11 @@ int run_lint(const Options& o) {
   std::vector<probe::Evidence> probe_ranks;
   int probe_status = 0;
   if (o.probe) {
-    probe_status = probe_script(o, config, results, probe_summary, &probe_ranks);
+    probe_status = o.command == Options::Command::ProbeMerge
+                       ? merge_probe_evidence(o, results, probe_summary, &probe_ranks)
+                       : probe_script(o, config, results, probe_summary, &probe_ranks);
     if (probe_status == 2) {
-      print(stderr, "error: --probe: " + probe_summary.error + "\n");
+      print(stderr, std::string(o.command == Options::Command::ProbeMerge ? "error: probe-merge: " : "error: --probe: ") + probe_summary.error + "\n");
       return kError;
     }
   }
@@ -468,6 +471,17 @@ int run_cli(int argc, char** argv) {
         return kError;
       }
       return run_server(o, STDIN_FILENO, STDOUT_FILENO);
+    }
+    if (o.command == Options::Command::ProbeMerge) {
+      // The report lints the script the ranks ran: --script, else the path rank 0's evidence names.
+      Expected<std::string> script = !o.merge_script.empty() ? Expected<std::string>(o.merge_script) : merged_script(o.merge_dirs);
+      if (!script) {
+        print(stderr, "error: probe-merge: " + script.error().message + "\n");
+        return kError;
+      }
+      Options resolved = o;
+      resolved.paths = {*script};
+      return run_lint(resolved);
     }
     if (o.command != Options::Command::Lint) return run_rules_command(o);
     if (o.probe && (!o.module.empty() || o.launcher)) {

@@ -213,6 +213,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("-m,--module", o.module,
                  "Probe: run MODULE as `python -m MODULE` does, instead of a SCRIPT (its arguments after --)")
       ->type_name("MODULE");
+  app.add_option("--evidence-dir", o.evidence_dir,
+                 "Probe: keep the evidence (every rank's) in DIR, a new or empty directory, for `perflint probe-merge`")
+      ->type_name("DIR");
   app.add_option("--nproc", o.nproc,
                  "Probe: start N ranks of the script as torchrun would (env:// rendezvous on a free port; gloo or "
                  "nccl is the script's choice); each rank is measured, stragglers named")
@@ -245,6 +248,20 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "Each open Python file is linted as if `perflint FILE` ran on it (its config, per-file-ignores,\n"
       "excludes, sibling modules); --select, --ignore, --config and --isolated given here apply too.\n"
       "Editor set-up (Neovim, VS Code, Helix, Emacs): docs/editors.md.");
+  CLI::App* merge_cmd = app.add_subcommand(
+      "probe-merge", "Build one probe report from the evidence of several runs (one per node): ranks, straggler, verdicts");
+  merge_cmd->fallthrough();
+  merge_cmd->add_option("dirs", o.merge_dirs, "Directories written by `perflint --probe --evidence-dir DIR`")
+      ->required()
+      ->type_name("DIR");
+  merge_cmd->add_option("--script", o.merge_script,
+                        "The training script to lint (default: the path rank 0's evidence names, if it is here)")
+      ->type_name("FILE");
+  merge_cmd->footer(
+      "A multi-node job runs `perflint --probe --evidence-dir ev/node$NODE -- torchrun ...` on each node; then\n"
+      "`perflint probe-merge ev/node*` reports every rank (by its global RANK), the straggler and the verdicts\n"
+      "(judged on rank 0), in any --output-format, with --report-html / --trace too.\n"
+      "Exit codes: 0 every rank reached its steps, 3 rank 0 did not, 1 findings, 2 no or unreadable evidence.");
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
   CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
@@ -309,12 +326,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (calibrate_cmd->parsed()) o.command = Options::Command::Calibrate;
   if (compare_cmd->parsed()) o.command = Options::Command::Compare;
   if (server_cmd->parsed()) o.command = Options::Command::Server;
+  if (merge_cmd->parsed()) o.command = Options::Command::ProbeMerge;
   if (o.command != Options::Command::Lint && !o.paths.empty()) {
     // `perflint src rules` is more likely a file named "rules" than a request for the rule list.
     const char* name = o.command == Options::Command::Rules     ? "rules"
                        : o.command == Options::Command::Rule    ? "rule"
                        : o.command == Options::Command::Compare ? "compare"
                        : o.command == Options::Command::Server  ? "server"
+                       : o.command == Options::Command::ProbeMerge ? "probe-merge"
                                                                 : "calibrate";
     parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
                  "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
@@ -329,8 +348,21 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.exit_code = 2;
     return parsed;
   }
-  const bool probe_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
-                          !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty() || o.nproc || !o.module.empty();
+  const bool run_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
+                        o.nproc || !o.module.empty() || !o.evidence_dir.empty();
+  const bool probe_only = run_only || !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty();
+  if (o.command == Options::Command::ProbeMerge) {
+    if (run_only || o.probe || o.fix || o.diff || !o.script_args.empty()) {
+      parsed.err = std::string("error: probe-merge reads evidence that runs wrote; it runs nothing: --probe, --steps, --warmup, "
+                               "--timeout, --python, --verify, --nproc, -m, --evidence-dir, --fix, --diff and `-- ARGS` do "
+                               "not go with it (--report-html, --trace, --baseline and --output-format do)\n") +
+                   "Run 'perflint probe-merge --help' for usage.\n";
+      parsed.exit_now = true;
+      parsed.exit_code = 2;
+      return parsed;
+    }
+    o.probe = true;  // the report is a probe report
+  }
   if (o.fail_on_regression && o.command != Options::Command::Compare && o.baseline.empty()) {
     parsed.err = std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
                  "Run 'perflint --help' for usage.\n";
@@ -391,7 +423,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.exit_code = 2;
     return parsed;
   }
-  if (o.probe && o.module.empty() && !o.launcher && o.paths.size() != 1) {
+  if (o.probe && o.module.empty() && !o.launcher && o.paths.size() != 1 && o.command != Options::Command::ProbeMerge) {
     parsed.err = "error: --probe takes exactly one SCRIPT (got " + std::to_string(o.paths.size()) +
                  "), -m MODULE, or a launcher command after `--` (perflint --probe -- torchrun --nproc_per_node 2 "
                  "train.py); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n";

@@ -23,7 +23,7 @@ struct CalibrateOptions {
 };
 
 struct Options {
-  enum class Command { Lint, Rules, Rule, Calibrate, Compare, Server };
+  enum class Command { Lint, Rules, Rule, Calibrate, Compare, Server, ProbeMerge };
   Command command = Command::Lint;
   std::string rule;                 // `perflint rule CODE|NAME`
   std::vector<std::string> paths;   // empty: the current directory; "-": standard input
@@ -72,6 +72,9 @@ struct Options {
   // `--probe -- torchrun ... train.py ARGS` (no SCRIPT before `--`): script_args is a launcher
   // command; every rank it starts is probed, and the script it names is linted.
   bool launcher = false;
+  std::string evidence_dir;          // --probe --evidence-dir DIR: keep the evidence there (probe-merge)
+  std::vector<std::string> merge_dirs;  // `perflint probe-merge DIR...`
+  std::string merge_script;          // probe-merge --script FILE: lint this instead of the evidence's path
   std::string report_html;           // --report-html FILE: the self-contained HTML report
   std::vector<std::string> compare_files;   // `perflint compare BASE.json NEW.json`
   std::string baseline;                     // --probe --baseline BASE.json

@@ -86,6 +86,11 @@ std::string tail_of(const std::string& path, size_t lines) {
   return joined;
 }
 
+std::string device_text(const probe::Evidence& e) {
+  if (e.device_kind == "cuda") return e.device_name + " (compute capability " + e.capability + ")";
+  return "CPU: " + (e.device_name.empty() ? std::string("unknown") : e.device_name) + " (no CUDA device used)";
+}
+
 // How a run ended when the shim could not say (it died before writing its evidence file).
 void end_from_outcome(const probe::RunOutcome& outcome, probe::Evidence& e) {
   switch (outcome.end) {
@@ -127,6 +132,85 @@ std::optional<CommSummary> comm_of(const probe::PhaseSummary& ph) {
   return c;
 }
 
+}  // namespace
+
+// The summary's figures from the run's evidence (rank 0's when there are ranks), and a verdict on
+// each finding. How the process ended is the caller's to refine.
+void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<FileResult>& results) {
+  if (const auto o = e.tracing_overhead()) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "GPU tracing %+.1f%% per step (median %.2f ms traced vs %.2f ms over %d untraced warm-up step%s)",
+                  (o->traced_ms / o->untraced_ms - 1.0) * 100.0, o->traced_ms, o->untraced_ms, o->untraced_steps,
+                  o->untraced_steps == 1 ? "" : "s");
+    s.overhead = buf;
+  } else if (e.gpu_traced()) {
+    s.overhead = "GPU tracing on after warm-up; overhead not measurable with fewer than 2 warm-up steps (--warmup)";
+  }
+  s.torch = e.torch;
+  s.device = device_text(e);
+  s.device_kind = e.device_kind;
+  s.steps_measured = static_cast<int>(e.measured().size());
+  s.median_step_ms = e.median_step_ms();
+  s.data_wait_share = e.data_wait_share();
+  if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();
+  s.gpu_status = e.gpu_status;
+  for (const auto& g : e.gemm_shapes)
+    s.gemm_shapes.emplace_back(std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k), g.calls);
+  s.exit_reason = e.exit_reason;
+  s.exit_code = e.exit_code;
+  for (const auto& d : probe::diagnose(e)) s.diagnoses.emplace_back(d.kind, d.text);
+  if (const auto ph = probe::summarize_phases(e)) {
+    for (const auto& f : ph->phases) s.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
+    s.syncs_per_step = ph->syncs_per_step;
+    s.phases_host_clock = ph->host_clock;
+    s.comm = comm_of(*ph);
+  }
+  for (size_t i = 0; i < e.steps.size(); ++i) {
+    const auto& st = e.steps[i];
+    StepRow row{static_cast<int>(i), st.warmup, st.start_ms, st.wall_ms, st.data_wait_ms, std::nullopt};
+    if (st.phases)
+      row.phases_ms = std::array<double, 6>{st.phases->data_ms,     st.phases->h2d_ms,       st.phases->forward_ms,
+                                            st.phases->backward_ms, st.phases->optimizer_ms, st.phases->other_ms};
+    s.steps.push_back(row);
+  }
+  // This device's calibration, when `perflint calibrate` has measured it: traced GPU costs become
+  // estimates. Only GPU verdicts use it; a missing one is no error.
+  std::optional<probe::Calibration> calibration;
+  if (auto c = probe::find_calibration(e.device_kind, e.device_name)) {
+    calibration = *c;
+    s.calibration = c->path + " (" + c->date + ")";
+  } else {
+    s.calibration = e.device_kind == "cuda"
+                        ? "none for this device: GPU costs are upper bounds (`perflint calibrate` measures it)"
+                        : "none for this device (`perflint calibrate --device cpu`)";
+  }
+  for (auto& r : results)
+    for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
+}
+
+void fill_rank_figures(const probe::Evidence& ev, RankRow& row) {
+  row.steps = static_cast<int>(ev.measured().size());
+  row.median_step_ms = ev.median_step_ms();
+  row.data_wait_share = ev.data_wait_share();
+  if (const auto ph = probe::summarize_phases(ev)) {
+    for (const auto& f : ph->phases) row.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
+    row.comm = comm_of(*ph);
+  }
+}
+
+void set_straggler(const std::vector<probe::Evidence>& all, ProbeSummary& s) {
+  std::vector<const probe::Evidence*> ptrs;
+  for (const auto& e : all) ptrs.push_back(&e);
+  if (const auto st = probe::find_straggler(ptrs)) {
+    s.straggler = st->text;
+    // Rank 0's phases blame backward for the time it waits for the straggler: the straggler is
+    // the diagnosis of a multi-rank run.
+    s.diagnoses = {{"straggler", st->text}};
+  }
+}
+
+namespace {
+
 // The evidence the verdicts are judged on: rank 0's when ranks were started (--nproc, a launcher).
 std::string primary_evidence(const probe::RunnerOptions& ro) {
   return ro.nproc > 1 || !ro.launcher.empty() ? ro.evidence_path + ".rank0" : ro.evidence_path;
@@ -156,16 +240,7 @@ void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int n
     if (info && info->get("ranks") && info->get("ranks")->is_array() && static_cast<size_t>(r) < info->get("ranks")->items.size())
       how = &info->get("ranks")->items[static_cast<size_t>(r)];
     auto ev = evidence_of(outcome, path + ".rank" + std::to_string(r));
-    if (ev) {
-      row.steps = static_cast<int>(ev->measured().size());
-      row.median_step_ms = ev->median_step_ms();
-      row.data_wait_share = ev->data_wait_share();
-      if (const auto ph = probe::summarize_phases(*ev))
-      {
-        for (const auto& f : ph->phases) row.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
-        row.comm = comm_of(*ph);
-      }
-    }
+    if (ev) fill_rank_figures(*ev, row);
     const bool stopped = how && how->get("stopped_by_launcher") && how->get("stopped_by_launcher")->b;
     const double code = how ? how->num("exit_code").value_or(0.0) : 0.0;
     const double sig = how ? how->num("signal").value_or(0.0) : 0.0;
@@ -182,15 +257,7 @@ void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int n
     s.ranks.push_back(std::move(row));
     if (ev) all.push_back(std::move(*ev));
   }
-  std::vector<const probe::Evidence*> ptrs;
-  for (const auto& e : all) ptrs.push_back(&e);
-  if (all.size() == static_cast<size_t>(nproc))
-    if (const auto st = probe::find_straggler(ptrs)) {
-      s.straggler = st->text;
-      // Rank 0's phases blame backward for the time it waits for the straggler: the straggler is
-      // the diagnosis of a multi-rank run.
-      s.diagnoses = {{"straggler", st->text}};
-    }
+  if (all.size() == static_cast<size_t>(nproc)) set_straggler(all, s);
   if (views) *views = std::move(all);
 }
 
@@ -200,11 +267,6 @@ std::string signal_text(const probe::RunOutcome& outcome) {
   if (outcome.end == probe::RunOutcome::End::Interrupted && outcome.interrupt_signal > 0)
     return probe::signal_name(outcome.interrupt_signal) + " to perflint";
   return {};
-}
-
-std::string device_text(const probe::Evidence& e) {
-  if (e.device_kind == "cuda") return e.device_name + " (compute capability " + e.capability + ")";
-  return "CPU: " + (e.device_name.empty() ? std::string("unknown") : e.device_name) + " (no CUDA device used)";
 }
 
 // The progress line on a TTY: the shim writes the steps done so far to <evidence>.progress.
@@ -221,6 +283,7 @@ std::function<void(double)> progress_line(const std::string& label, const std::s
     std::fflush(stderr);
   };
 }
+
 
 // --verify: the repeated baseline, one run per distinct fix, one run with every fix that did not
 // break the script. Each run is a full probe run (same steps, shim only: GPU tracing would be one
@@ -393,7 +456,21 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     return 2;
   }
   std::string dir_template = (std::filesystem::temp_directory_path() / "perflint-probe-XXXXXX").string();
-  if (::mkdtemp(dir_template.data()) == nullptr) {
+  if (!o.evidence_dir.empty()) {
+    // --evidence-dir: the evidence (and the log) stay there, for `perflint probe-merge`. A directory
+    // with files in it would mix another run's ranks into this one.
+    std::error_code ec;
+    std::filesystem::create_directories(o.evidence_dir, ec);
+    if (ec || !std::filesystem::is_directory(o.evidence_dir)) {
+      s.error = "--evidence-dir " + o.evidence_dir + ": cannot create the directory" + (ec ? ": " + ec.message() : "");
+      return 2;
+    }
+    if (!std::filesystem::is_empty(o.evidence_dir, ec)) {
+      s.error = "--evidence-dir " + o.evidence_dir + " is not empty: give each run (each node) a directory of its own";
+      return 2;
+    }
+    dir_template = o.evidence_dir;
+  } else if (::mkdtemp(dir_template.data()) == nullptr) {
     s.error = "cannot create a directory for the probe's log and evidence";
     return 2;
   }
@@ -425,6 +502,7 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
   if (tty) std::fprintf(stderr, "\r\x1b[K");
   // The probe's directory stays only when the report names a file in it (the log of a failed run).
   auto remove_dir = [&] {
+    if (!o.evidence_dir.empty()) return;  // the user's directory: kept, whatever happened
     std::error_code ec;
     std::filesystem::remove_all(dir_template, ec);
     s.log_path.clear();
@@ -474,59 +552,11 @@ int probe_script(const Options& o, const Config& config, std::vector<FileResult>
     return 2;
   }
   const probe::Evidence& e = *evidence;
-  if (const auto o = e.tracing_overhead()) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "GPU tracing %+.1f%% per step (median %.2f ms traced vs %.2f ms over %d untraced warm-up step%s)",
-                  (o->traced_ms / o->untraced_ms - 1.0) * 100.0, o->traced_ms, o->untraced_ms, o->untraced_steps,
-                  o->untraced_steps == 1 ? "" : "s");
-    s.overhead = buf;
-  } else if (e.gpu_traced()) {
-    s.overhead = "GPU tracing on after warm-up; overhead not measurable with fewer than 2 warm-up steps (--warmup)";
-  }
-  s.torch = e.torch;
-  s.device = device_text(e);
-  s.device_kind = e.device_kind;
-  s.steps_measured = static_cast<int>(e.measured().size());
-  s.median_step_ms = e.median_step_ms();
-  s.data_wait_share = e.data_wait_share();
-  if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();
-  s.gpu_status = e.gpu_status;
-  for (const auto& g : e.gemm_shapes)
-    s.gemm_shapes.emplace_back(std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k), g.calls);
-  s.exit_reason = e.exit_reason;
-  s.exit_code = e.exit_code;
+  summarize_evidence(e, s, results);
   if (outcome->end == probe::RunOutcome::End::TimedOut) s.exit_reason = "timeout";
   if (outcome->end == probe::RunOutcome::End::Interrupted) s.exit_reason = "interrupted";
   if (e.exit_reason == "script_exit" && outcome->end == probe::RunOutcome::End::Exited) s.exit_code = outcome->exit_code;
   if (outcome->end == probe::RunOutcome::End::Signaled) s.exit_reason = "crash";  // after the shim wrote
-  for (const auto& d : probe::diagnose(e)) s.diagnoses.emplace_back(d.kind, d.text);
-  if (const auto ph = probe::summarize_phases(e)) {
-    for (const auto& f : ph->phases) s.phases.push_back({std::string(f.name), f.median_ms, f.p10_ms, f.p90_ms, f.share});
-    s.syncs_per_step = ph->syncs_per_step;
-    s.phases_host_clock = ph->host_clock;
-    s.comm = comm_of(*ph);
-  }
-  for (size_t i = 0; i < e.steps.size(); ++i) {
-    const auto& st = e.steps[i];
-    StepRow row{static_cast<int>(i), st.warmup, st.start_ms, st.wall_ms, st.data_wait_ms, std::nullopt};
-    if (st.phases)
-      row.phases_ms = std::array<double, 6>{st.phases->data_ms,     st.phases->h2d_ms,       st.phases->forward_ms,
-                                            st.phases->backward_ms, st.phases->optimizer_ms, st.phases->other_ms};
-    s.steps.push_back(row);
-  }
-  // This device's calibration, when `perflint calibrate` has measured it: traced GPU costs become
-  // estimates. Only GPU verdicts use it; a missing one is no error.
-  std::optional<probe::Calibration> calibration;
-  if (auto c = probe::find_calibration(e.device_kind, e.device_name)) {
-    calibration = *c;
-    s.calibration = c->path + " (" + c->date + ")";
-  } else {
-    s.calibration = e.device_kind == "cuda"
-                        ? "none for this device: GPU costs are upper bounds (`perflint calibrate` measures it)"
-                        : "none for this device (`perflint calibrate --device cpu`)";
-  }
-  for (auto& r : results)
-    for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
   if (nranks > 1) {
     read_ranks(*outcome, ro.evidence_path, nranks, s, ranks);
   } else if (ranks) {

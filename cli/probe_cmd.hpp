@@ -17,4 +17,13 @@ namespace perflint {
 int probe_script(const Options& options, const Config& config, std::vector<FileResult>& results,
                  ProbeSummary& summary, std::vector<probe::Evidence>* ranks = nullptr);
 
+// Pieces shared with `perflint probe-merge` (cli/probe_merge.cpp):
+// the summary's figures from the run's evidence (rank 0's when there are ranks) and a verdict on each
+// finding; how the process ended is the caller's to refine.
+void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<FileResult>& results);
+// One rank's row figures (steps, median step, data wait, phases, collectives).
+void fill_rank_figures(const probe::Evidence& ev, RankRow& row);
+// The straggler line and diagnosis over every rank's evidence, when there is one.
+void set_straggler(const std::vector<probe::Evidence>& all, ProbeSummary& s);
+
 }  // namespace perflint

@@ -255,7 +255,7 @@ TEST(CliParity, CompletionsAndManPageCoverEveryOption) {
       if (o == "--help" || o == "--version") continue;
       EXPECT_TRUE(contains(text, o)) << o << " is missing from " << name;
     }
-    for (const char* sub : {"rules", "rule", "calibrate", "compare", "server"})
+    for (const char* sub : {"rules", "rule", "calibrate", "compare", "server", "probe-merge"})
       EXPECT_TRUE(contains(text, sub)) << "subcommand " << sub << " is missing from " << name;
   }
 }

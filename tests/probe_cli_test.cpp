@@ -1,6 +1,12 @@
 // `perflint --probe` end to end on real scripts with a real torch (Debian python3-torch for
 // /usr/bin/python3); skipped, saying why, where that interpreter has no torch.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include <cstdlib>
 #include <filesystem>
@@ -334,6 +340,60 @@ TEST(ProbeCli, FindUnusedParametersIsMeasuredInDdpForward) {
       << r.out;
   ASSERT_TRUE(v->num("cost_ms_per_step").has_value()) << r.out;
   EXPECT_GT(*v->num("cost_ms_per_step"), 0.0);
+}
+
+// Multi-node: each "node" (a launcher with --nnodes 2 --node_rank K, run at the same time) keeps its
+// evidence with --evidence-dir; `perflint probe-merge` builds one report over both nodes' ranks.
+TEST(ProbeCli, ProbeMergeBuildsOneReportFromEachNodesEvidence) {
+  REQUIRE_TORCH();
+  testing::TempDir dir;
+  const std::string script = kScripts + "ddp_two_ranks.py";
+  int port = 0;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    ::close(fd);
+  }
+  auto node = [&](int k) {
+    return run_perflint({"--probe", "--steps", "3", "--warmup", "1", "--python", "/usr/bin/python3", "-q",
+                         "--evidence-dir", (dir.path() / ("node" + std::to_string(k))).string(), "--",
+                         kScripts + "fake_torchrun.py", "--nproc_per_node", "1", "--nnodes", "2", "--node_rank",
+                         std::to_string(k), "--master_port", std::to_string(port), script, "--slow-rank", "1"});
+  };
+  testing::RunResult n1;
+  std::thread other([&] { n1 = node(1); });
+  auto n0 = node(0);
+  other.join();
+  ASSERT_NE(n0.exit_code, 2) << n0.err;
+  ASSERT_NE(n1.exit_code, 2) << n1.err;
+  auto merged = run_perflint({"probe-merge", (dir.path() / "node0").string(), (dir.path() / "node1").string(),
+                              "--output-format", "json"});
+  auto doc = jsonr::parse(merged.out, "stdout");
+  ASSERT_TRUE(doc.ok()) << doc.error().message << merged.err;
+  const jsonr::Node* probe = doc->get("probe");
+  ASSERT_NE(probe->get("ranks"), nullptr) << merged.out;
+  ASSERT_EQ(probe->get("ranks")->items.size(), 2u);
+  EXPECT_EQ(probe->get("ranks")->items[1].num("rank").value_or(-1), 1);
+  EXPECT_NE(probe->string("straggler").value_or("").find("rank 1 is the straggler"), std::string::npos) << merged.out;
+  ASSERT_NE(finding(*doc, "PFL101"), nullptr) << merged.out;  // the script the evidence names, linted
+  EXPECT_NE(finding(*doc, "PFL101")->get("verdict"), nullptr);
+  // The same node twice: rank 0 twice, said; a directory without evidence, said; both exit 2.
+  auto twice = run_perflint({"probe-merge", (dir.path() / "node0").string(), (dir.path() / "node0").string()});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("rank 0 twice"), std::string::npos) << twice.err;
+  auto empty = run_perflint({"probe-merge", dir.mkdir("nothing")});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no probe evidence in it"), std::string::npos) << empty.err;
+  // --evidence-dir refuses a directory that already holds a run.
+  auto reused = node(0);
+  EXPECT_EQ(reused.exit_code, 2);
+  EXPECT_NE(reused.err.find("is not empty"), std::string::npos) << reused.err;
 }
 
 // `perflint --probe -- python3 train.py ARGS` is no launcher: the script is probed with that interpreter.

@@ -10,7 +10,7 @@ _perflint() {
       local codes
       codes=$(perflint rules 2>/dev/null | awk '$1 ~ /^PFL[0-9]+$/ {print $1}')
       COMPREPLY=($(compgen -W "$codes ALL" -- "$cur")); return ;;
-    -o|--output|--config|--stdin-filename|--baseline|--report-html|--trace) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o|--output|--config|--stdin-filename|--baseline|--report-html|--trace|--evidence-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --python) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -m|--module|-j|--jobs|--steps|--warmup|--timeout|--max-file-size|--verify-runs|--nproc|--fail-on-regression) return ;;
   esac
@@ -19,11 +19,11 @@ _perflint() {
       --output --exit-zero --statistics -q --quiet -s --silent --show-files --show-settings
       --no-respect-gitignore --no-show-source --no-color --color -j --jobs --config
       --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
-      --python --show-output --verify --verify-runs --report-html --trace -m --module --baseline --fail-on-regression --nproc" -- "$cur"))
+      --python --show-output --verify --verify-runs --report-html --trace -m --module --evidence-dir --baseline --fail-on-regression --nproc" -- "$cur"))
     return
   fi
   if ((COMP_CWORD == 1)); then
-    COMPREPLY=($(compgen -W "rules rule calibrate compare server" -- "$cur"))
+    COMPREPLY=($(compgen -W "rules rule calibrate compare server probe-merge" -- "$cur"))
   fi
   COMPREPLY+=($(compgen -f -X '!*.py' -- "$cur") $(compgen -d -- "$cur"))
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """A stand-in for torchrun where Debian's is broken (torch 1.13's elastic agent on Python 3.11):
-`fake_torchrun.py --nproc_per_node N [--standalone] SCRIPT ARGS` or `... -m MODULE ARGS` starts N
+`fake_torchrun.py --nproc_per_node N [--standalone] [--nnodes M --node_rank K --master_port P] SCRIPT
+ARGS` or `... -m MODULE ARGS` starts N
 interpreters as torchrun's workers start (`python -u SCRIPT ARGS` with RANK, LOCAL_RANK, WORLD_SIZE,
 MASTER_ADDR/PORT in their environment), stops the others when one fails, and exits with the first
 failure's code. It knows nothing of perflint: the probe must find its ranks by itself."""
@@ -12,23 +13,31 @@ import sys
 import time
 
 argv = sys.argv[1:]
-nproc, module = 1, False
+nproc, module, nnodes, node_rank, port = 1, False, 1, 0, None
 while argv and argv[0].startswith("-"):
     opt = argv.pop(0)
     if opt.startswith("--nproc_per_node") or opt.startswith("--nproc-per-node"):
         nproc = int(opt.split("=", 1)[1]) if "=" in opt else int(argv.pop(0))
+    elif opt == "--nnodes":
+        nnodes = int(argv.pop(0))
+    elif opt == "--node_rank":
+        node_rank = int(argv.pop(0))
+    elif opt == "--master_port":
+        port = int(argv.pop(0))
     elif opt in ("-m", "--module"):
         module = True
     elif opt == "--standalone":
         pass
     else:
         sys.exit("fake_torchrun: unknown option " + opt)
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+if port is None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
 procs = []
 for rank in range(nproc):
-    env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_WORLD_SIZE=str(nproc),
+    env = dict(os.environ, RANK=str(node_rank * nproc + rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(nnodes * nproc),
+               LOCAL_WORLD_SIZE=str(nproc),
                MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     cmd = [sys.executable, "-u"] + (["-m"] if module else []) + argv
     procs.append(subprocess.Popen(cmd, env=env))
