@@ -2,6 +2,7 @@
 #include "cli/project_files.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -106,6 +107,107 @@ const ModuleSummary* FileProjectContext::step_importer(const std::string& file, 
       }
   }
   return nullptr;
+}
+
+namespace {
+
+// `attribute` assigned in `text` to something other than a literal False: `x.attribute = v`,
+// `x.attribute: T = v`, or one target of `a, x.attribute = ...`. Text level: comments and strings
+// are not told apart, which can only make the answer "assigned" (the rule stays quiet).
+bool assigns(std::string_view text, std::string_view attribute) {
+  for (size_t at = text.find(attribute); at != std::string_view::npos; at = text.find(attribute, at + 1)) {
+    const size_t line_end = std::min(text.find('\n', at), text.size());
+    size_t i = at + attribute.size();
+    if (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) continue;
+    while (i < line_end && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < line_end && text[i] == ',') {
+      // A tuple target: an '=' (not '==') further on the line makes it an assignment.
+      const std::string_view rest = text.substr(i, line_end - i);
+      for (size_t e = rest.find('='); e != std::string_view::npos; e = rest.find('=', e + 1))
+        if ((e + 1 >= rest.size() || rest[e + 1] != '=') && (e == 0 || (rest[e - 1] != '=' && rest[e - 1] != '!' &&
+                                                                           rest[e - 1] != '<' && rest[e - 1] != '>')))
+          return true;
+      continue;
+    }
+    if (i < line_end && text[i] == ':') {  // an annotation before the value
+      const size_t eq = text.find('=', i);
+      if (eq == std::string_view::npos || eq >= line_end) continue;
+      i = eq;
+    }
+    if (i >= line_end || text[i] != '=' || (i + 1 < text.size() && text[i + 1] == '=')) continue;
+    ++i;
+    while (i < line_end && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (text.substr(i, 5) == "False" && (i + 5 >= text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 5]))))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+std::string project_root(const fs::path& file) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
+  fs::path p = dir;
+  for (int up = 0; up <= 4 && !p.empty(); ++up) {
+    for (const char* marker : {".git", "pyproject.toml", "setup.py", "setup.cfg"})
+      if (fs::exists(p / marker, ec)) return p.string();
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  return dir.string();
+}
+
+}  // namespace
+
+std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
+  const std::string root = project_root(fs::path(file));
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string key = root + '\0' + std::string(attribute);
+  if (auto it = assigns_.find(key); it != assigns_.end()) {
+    if (it->second.empty()) return {};
+    std::error_code ec;
+    return fs::equivalent(it->second, file, ec) ? std::string() : it->second;
+  }
+  auto files = project_files_.find(root);
+  if (files == project_files_.end()) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->is_directory(ec)) {
+        if ((!name.empty() && name[0] == '.') || name == "venv" || name == "node_modules" || name == "__pycache__")
+          it.disable_recursion_pending();
+        continue;
+      }
+      if (it->path().extension() == ".py" && it->is_regular_file(ec)) found.push_back(it->path().lexically_normal().string());
+      if (found.size() > 2000) {  // not a project's sources: no answer rather than a slow one
+        found.clear();
+        break;
+      }
+    }
+    std::sort(found.begin(), found.end());
+    files = project_files_.emplace(root, std::move(found)).first;
+  }
+  std::string hit;
+  std::error_code ec;
+  for (const auto& other : files->second) {
+    if (fs::equivalent(other, file, ec)) continue;
+    // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
+    std::string text;
+    if (const auto size = fs::file_size(other, ec); !ec && size <= max_file_bytes_) {
+      std::ifstream in(other, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    if (assigns(text, attribute)) {
+      hit = other;
+      break;
+    }
+  }
+  assigns_.emplace(key, hit);
+  return hit;
 }
 
 }  // namespace perflint

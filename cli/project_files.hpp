@@ -23,6 +23,10 @@ class FileProjectContext final : public ProjectContext {
   const ModuleSummary* cuda_importer(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
                                      const SteppedResult** which) override;
+  // The project: the nearest directory at or above the file's with .git, pyproject.toml, setup.py or
+  // setup.cfg (at most 4 levels up; none: the file's own directory), searched recursively for *.py
+  // (hidden directories, venv, node_modules and __pycache__ skipped; at most 2,000 files).
+  std::string project_assigns(const std::string& file, std::string_view attribute) override;
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
@@ -37,6 +41,8 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists
   std::map<std::string, std::string> texts_;                     // path -> text (bounded)
+  std::map<std::string, std::vector<std::string>> project_files_;  // root -> its .py files
+  std::map<std::string, std::string> assigns_;                   // root + '\0' + attribute -> file or ""
 };
 
 }  // namespace perflint

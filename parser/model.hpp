@@ -154,6 +154,8 @@ class Model {
   TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
   // No CUDA use in this file, but a sibling that imports it uses CUDA (its step code lives here).
   const ModuleSummary* cuda_importer() const;
+  // Another file of the project that assigns `attribute` (ProjectContext::project_assigns), or empty.
+  std::string project_assigns(std::string_view attribute) const;
   // "at line 12" or "in main.py, which imports this file (line 30)": where CUDA use was seen.
   std::string cuda_where() const;
 

@@ -3,6 +3,7 @@
 // ProjectContext, must report exactly its `# expect:` lines — also when a file is linted alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/project_files.hpp"
@@ -51,6 +52,58 @@ TEST(CrossFile, EachFileAloneSeesItsSiblings) {
   for (const char* name : {"engine.py", "main.py"}) {
     FileProjectContext project;  // a fresh cache: as when pre-commit passes one file
     check_file(kDir / name, project);
+  }
+}
+
+// A global flag set in another file of the project (the entry script, a seed helper) holds for the
+// whole run: PFL503 in the trainer stays quiet. The project is bounded by its marker (.git,
+// pyproject.toml, setup.py): a file outside it does not count.
+TEST(CrossFile, AFlagSetElsewhereInTheProjectIsSet) {
+  const std::string trainer =
+      "import torch\n"
+      "from torch import nn\n"
+      "model = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU()).cuda()\n"
+      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+      "def train(loader):\n"
+      "    for x, y in loader:\n"
+      "        loss = model(x.cuda()).mean()\n"
+      "        opt.zero_grad(set_to_none=True)\n"
+      "        loss.backward()\n"
+      "        opt.step()\n";
+  auto pfl503 = [&](const testing::TempDir& dir) {
+    const std::string path = (dir.path() / "proj" / "pkg" / "trainer.py").string();
+    FileProjectContext project;
+    ts::Parser parser;
+    FileResult r = lint_buffer(path, trainer, make_rule_set({}, {}), parser, &project);
+    return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL503"; });
+  };
+  {
+    testing::TempDir dir;
+    dir.write("proj/pyproject.toml", "");
+    dir.write("proj/pkg/trainer.py", trainer);
+    EXPECT_EQ(pfl503(dir), 1);  // nobody sets it
+    dir.write("proj/pkg/check.py", "import torch\nif torch.backends.cudnn.benchmark == True:\n    pass\n");
+    dir.write("proj/off.py", "import torch\ntorch.backends.cudnn.benchmark = False  # on purpose\n");
+    EXPECT_EQ(pfl503(dir), 1);  // a comparison and an explicit False set nothing
+    dir.write("proj/main.py", "import torch\nfrom pkg import trainer\ntorch.backends.cudnn.benchmark = True\n");
+    EXPECT_EQ(pfl503(dir), 0);  // the entry script, one level up
+  }
+  {
+    testing::TempDir dir;
+    dir.write("proj/setup.py", "");
+    dir.write("proj/pkg/trainer.py", trainer);
+    dir.write("proj/utils/seed.py",
+              "from torch.backends import cudnn\n"
+              "def init_seeds(seed=0):\n"
+              "    cudnn.deterministic, cudnn.benchmark = (True, False) if seed == 0 else (False, True)\n");
+    EXPECT_EQ(pfl503(dir), 0);  // a seed helper's tuple assignment: the user decides at run time
+  }
+  {
+    testing::TempDir dir;  // the setting lives in another project (above this one's marker)
+    dir.write("main.py", "import torch\ntorch.backends.cudnn.benchmark = True\n");
+    dir.write("proj/pyproject.toml", "");
+    dir.write("proj/pkg/trainer.py", trainer);
+    EXPECT_EQ(pfl503(dir), 1);
   }
 }
 

@@ -171,6 +171,10 @@ bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
 
 const ModuleSummary* Model::cuda_importer() const { return impl_->importer; }
 
+std::string Model::project_assigns(std::string_view attribute) const {
+  return impl_->project ? impl_->project->project_assigns(impl_->src.path(), attribute) : std::string();
+}
+
 std::string Model::cuda_where() const {
   if (!null(impl_->cuda_node))
     return "at line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->cuda_node)).line);

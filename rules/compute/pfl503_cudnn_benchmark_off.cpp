@@ -61,12 +61,24 @@ class RulePFL503 final : public Rule {
     if (!conv) return;
     TSNode disabled{};
     for (TSNode a : model.nodes_of_kind("assignment")) {
-      if (model.qualname(ts::field(a, "left")) != kBenchmark) continue;
+      const TSNode left = ts::field(a, "left");
+      // `cudnn.benchmark, cudnn.deterministic = True, False` (a seed helper): one target of several,
+      // its value picked at run time as far as this rule can tell: the user decides.
+      const std::string_view kind = ts::kind(left);
+      if (kind == "pattern_list" || kind == "tuple_pattern" || kind == "tuple") {
+        for (uint32_t i = 0; i < ts_node_named_child_count(left); ++i)
+          if (model.qualname(ts_node_named_child(left, i)) == kBenchmark) return;
+        continue;
+      }
+      if (model.qualname(left) != kBenchmark) continue;
       // True, or a value only known at run time (`= args.benchmark`): the user decides.
       if (model.evaluate(rightmost(a)).truthy() != false) return;
       if (ts_node_is_null(disabled)) disabled = a;
     }
     if (benchmark_unwanted(model)) return;
+    // Set in the entry script or a seed helper of the project: on for the whole run (or a choice
+    // made there). The flag is global, so this file not setting it says nothing.
+    if (ts_node_is_null(disabled) && !model.project_assigns("cudnn.benchmark").empty()) return;
     const std::string conv_line = std::to_string(out.source().position(ts_node_start_byte(conv->node)).line);
     if (!ts_node_is_null(disabled)) {
       const Value v = model.evaluate(rightmost(disabled));
