@@ -261,7 +261,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       "A multi-node job runs `perflint --probe --evidence-dir ev/node$NODE -- torchrun ...` on each node; then\n"
       "`perflint probe-merge ev/node*` reports every rank (by its global RANK), the straggler and the verdicts\n"
       "(judged on rank 0), in any --output-format, with --report-html / --trace too.\n"
-      "Exit codes: 0 every rank reached its steps, 3 rank 0 did not, 1 findings, 2 no or unreadable evidence.");
+      "Exit codes: 0 no findings, 1 findings, 3 rank 0 did not reach its steps, 2 no or unreadable evidence.");
   CLI::App* rules_cmd = app.add_subcommand("rules", "List every rule with its code, name and severity");
   rules_cmd->fallthrough();
   CLI::App* rule_cmd = app.add_subcommand("rule", "Explain one rule: what, why, the fix, when it does not apply");
