@@ -77,6 +77,7 @@ struct StepContext {
   bool in_step = false;      // runs inside a training-step loop (directly or via a called function)
   TSNode loop{};             // the step loop (for a function body: the loop that calls it)
   const Guard* guard = nullptr;  // non-null when under an interval guard: not "every step"
+  TSNode via{};              // reached through a call (a helper, a module's forward): that call in the loop
   bool per_step() const { return in_step && guard == nullptr; }
 };
 

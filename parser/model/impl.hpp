@@ -349,6 +349,10 @@ struct Model::Impl {
   std::unordered_map<NodeKey, size_t, NodeKeyHash> fn_index;
   std::vector<std::vector<size_t>> call_callees;  // per call: same-file functions it may call
   std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
+  // Same-file classes: (class name, method name) -> function index, for `model(x)` -> Net.forward.
+  std::unordered_map<std::string, size_t> class_methods;
+  // The same-file class a callable expression was built from (`model = DDP(Net()).cuda()`), or empty.
+  std::string_view instance_class(TSNode callee, int depth = 0) const;
 
   // loops
   struct Loop {
@@ -501,9 +505,13 @@ struct Model::Impl {
   struct StepWhere {
     int loop = -1;
     const Frame* guard = nullptr;
+    int via_call = -1;  // reached through a call: the call site inside the step loop (calls index)
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
+  // evaluation pass by its name.
+  static bool evaluation_name(std::string_view name);
 
   // ---- data loaders ---------------------------------------------------------------------------
   // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.

@@ -139,6 +139,7 @@ StepContext Model::step_context(TSNode node) const {
   if (w.loop < 0) return sc;
   sc.in_step = true;
   sc.loop = impl_->loops[w.loop].node;
+  if (w.via_call >= 0) sc.via = impl_->calls[static_cast<size_t>(w.via_call)].node;
   if (w.guard) {
     impl_->guards.push_back(Guard{w.guard->condition});
     sc.guard = &impl_->guards.back();

@@ -1,7 +1,28 @@
 // Semantic model of one Python file, part: Step detection: the same-file call graph, step functions, step loops, batch names.
 #include "parser/model/impl.hpp"
 
+#include <cctype>
+
 namespace perflint {
+
+namespace {
+
+bool starts_with_word(std::string_view name, std::string_view word) {
+  return name.size() >= word.size() && name.substr(0, word.size()) == word &&
+         (name.size() == word.size() || name[word.size()] == '_' || std::isdigit(static_cast<unsigned char>(name[word.size()])));
+}
+
+}  // namespace
+
+bool Model::Impl::evaluation_name(std::string_view raw) {
+  std::string name(raw);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view n = name;
+  for (std::string_view w : {"test", "eval", "evaluate", "val", "valid", "validate", "validation", "inference", "predict"})
+    if (starts_with_word(n, w)) return true;
+  return n.find("evaluat") != std::string_view::npos || n.find("validat") != std::string_view::npos ||
+         n.find("_eval") != std::string_view::npos || n.find("_test") != std::string_view::npos;
+}
 
 bool Model::Impl::optimizer_like(TSNode recv) const {
   if (null(recv)) return false;
@@ -34,13 +55,59 @@ bool Model::Impl::is_marker(const CallInfo& c) const {
   return false;
 }
 
+// `model = Net()`, `model = DDP(Net().cuda(), ...)`, `self.enc = Encoder(cfg)`: the same-file class
+// whose instance `callee` is; wrappers that call the module they wrap are seen through.
+std::string_view Model::Impl::instance_class(TSNode callee, int depth) const {
+  if (null(callee) || depth > 4) return {};
+  const Bindings& b = bindings();
+  const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
+  if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
+  const auto found = index.find(t(callee));
+  if (found == index.end()) return {};
+  for (size_t ai : found->second) {
+    TSNode v = all_assigns[ai].value;
+    for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
+      const TSNode fn = field(v, "function");
+      const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
+      if (is(fn, "identifier") && class_methods.count(std::string(name) + ".forward")) return name;
+      // Chained module moves (`Net().cuda()`, `.to(device)`, `.train()`) and wrappers that run the
+      // module they wrap (DDP, DataParallel, torch.compile, FSDP).
+      if (is(fn, "attribute") && (name == "cuda" || name == "to" || name == "train" || name == "float" ||
+                                  name == "half" || name == "bfloat16" || name == "cpu")) {
+        v = field(fn, "object");
+        continue;
+      }
+      if (name == "DistributedDataParallel" || name == "DDP" || name == "DataParallel" || name == "compile" ||
+          name == "FullyShardedDataParallel" || name == "FSDP") {
+        const TSNode args = field(v, "arguments");
+        v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
+        continue;
+      }
+      if (is(fn, "identifier") || is(fn, "attribute")) {
+        // Another name: `model = build(...)` is unknown; `net = model` follows.
+        break;
+      }
+      break;
+    }
+    if (!null(v) && (is(v, "identifier") || is(v, "attribute")) && !(t(v) == t(callee)))
+      if (auto c = instance_class(v, depth + 1); !c.empty()) return c;
+  }
+  return {};
+}
+
 std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   std::string_view name;
   if (is(c.function, "identifier")) name = t(c.function);
   else if (is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self") name = c.method;
-  if (name.empty()) return {};
-  auto it = functions_by_name.find(name);
-  return it == functions_by_name.end() ? std::vector<size_t>{} : it->second;
+  std::vector<size_t> out;
+  if (!name.empty())
+    if (auto it = functions_by_name.find(name); it != functions_by_name.end()) out = it->second;
+  // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`.
+  if (out.empty() || is(c.function, "attribute"))
+    if (const std::string_view cls = instance_class(c.function); !cls.empty())
+      if (auto m = class_methods.find(std::string(cls) + ".forward"); m != class_methods.end())
+        if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
+  return out;
 }
 
 size_t Model::Impl::function_index(TSNode fn) const {
@@ -49,6 +116,13 @@ size_t Model::Impl::function_index(TSNode fn) const {
 }
 
 void Model::Impl::link_calls() {
+  for (size_t f = 0; f < functions.size(); ++f) {
+    // def inside `class X:` (its block): a method of X.
+    const TSNode block = ts_node_parent(functions[f].node);
+    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+    if (!null(cls) && is(cls, "class_definition"))
+      class_methods.emplace(std::string(t(field(cls, "name"))) + "." + functions[f].name, f);
+  }
   call_callees.resize(calls.size());
   callers.assign(functions.size(), {});
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -141,7 +215,11 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   }
   if (null(ctx.function) || depth > 4) return w;
   const size_t fi = function_index(ctx.function);
-  if (fi == SIZE_MAX || !functions[fi].step_fn) return w;
+  // Any function the step calls runs with it (a helper, a module's forward), except a constructor
+  // and an evaluation pass (`test`, `evaluate`, `validate`, `val_epoch`): run each step, it is the
+  // user's choice of how often to validate, not step code (the rule for helpers).
+  if (fi == SIZE_MAX || functions[fi].name == "__init__") return w;
+  if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
   const Frame* local_guard = nullptr;
   for (const auto& f : ctx.frames)
     if (guarded(f)) { local_guard = &f; break; }
@@ -149,6 +227,7 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   for (size_t i : callers[fi]) {
     StepWhere outer = step_where(call_ctx[i], depth + 1);
     if (outer.loop < 0) continue;
+    if (outer.via_call < 0) outer.via_call = static_cast<int>(i);
     if (w.loop < 0 || (w.guard && !outer.guard)) {
       w = outer;
       if (!w.guard) w.guard = local_guard;
@@ -162,6 +241,13 @@ int Model::Impl::batch_loop(TSNode expr) const {
   if (null(r)) return -1;
   const StepWhere w = step_where(context_of(expr));
   if (w.loop < 0) return -1;
+  // In a function the loop calls, a name is the loop's batch only through a step function's
+  // parameters (bound at its call, find_steps/collect_loaders); in any other helper or forward() the
+  // same name is another variable.
+  if (w.via_call >= 0) {
+    const size_t fi = function_index(context_of(expr).function);
+    if (fi == SIZE_MAX || !functions[fi].step_fn) return -1;
+  }
   const auto& names = loops[w.loop].batch_names;
   return std::find(names.begin(), names.end(), t(r)) != names.end() ? w.loop : -1;
 }

@@ -43,7 +43,7 @@ class RulePFL502 final : public Rule {
     if (auto n = origin_note(out, "set_to_none", v)) f.notes.push_back(*n);
     if (auto n = via_dict_note(model, out, *call, "set_to_none")) f.notes.push_back(*n);
     const StepContext sc = model.step_context(node);
-    if (sc.in_step) f.notes.push_back(step_loop_note(model, out, sc.loop));
+    if (sc.in_step) f.notes.push_back(step_loop_note(model, out, sc));
     if (TSNode lit = fixes::literal_argument(*call, arg, "false"); !ts_node_is_null(lit))
       f.fix = Fix{"Pass `set_to_none=True`", true, {fixes::replace_node(model.source(), lit, "True")}};
   }

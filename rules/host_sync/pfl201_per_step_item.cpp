@@ -35,7 +35,7 @@ class RulePFL201 final : public Rule {
                             "finish and copies the value to the host",
                             "accumulate on the device (`total += loss.detach()`) and call `.item()` only when "
                             "logging (e.g. under `if step % log_every == 0:`)");
-    f.notes.push_back(step_loop_note(model, out, sc.loop));
+    f.notes.push_back(step_loop_note(model, out, sc));
   }
 };
 

@@ -187,7 +187,7 @@ class RulePFL202 final : public Rule {
     if (!sc.per_step()) return;
     if (!call->method.empty() && batch_stays_on_host(model, call->receiver, sc.loop)) return;
     Finding& f = out.report(node, std::move(message), std::move(hint));
-    f.notes.push_back(step_loop_note(model, out, sc.loop));
+    f.notes.push_back(step_loop_note(model, out, sc));
   }
 
  private:
@@ -219,7 +219,7 @@ class RulePFL202 final : public Rule {
                   "`torch.nan_to_num`/a device-side flag read when logging"
                 : "keep the comparison on the device (`torch.where`, masks) or test it only when logging");
       if (guard) f.severity = Severity::Info;
-      f.notes.push_back(step_loop_note(model, out, sc.loop));
+      f.notes.push_back(step_loop_note(model, out, sc));
       return;
     }
     TSNode t = formatted_tensor(model, node, losses);
@@ -229,7 +229,7 @@ class RulePFL202 final : public Rule {
                                 "` into a string every training step copies it to the host: " + std::string(kWaits),
                             "format it only when logging (`if step % log_every == 0:`), or accumulate on the device and "
                             "format the aggregate");
-    f.notes.push_back(step_loop_note(model, out, sc.loop));
+    f.notes.push_back(step_loop_note(model, out, sc));
   }
 };
 

@@ -71,6 +71,20 @@ class RulePFL203 final : public Rule {
       for (char& ch : cond) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (cond.find("sync") != std::string::npos) return;
     }
+    // A timing helper the step calls (`def time_synchronized(): torch.cuda.synchronize(); return
+    // time.time()`): the sync is what makes the host clock's reading mean GPU time, on purpose.
+    if (!ts_node_is_null(sc.via) && sync) {
+      TSNode fn = ts_node_parent(node);
+      while (!ts_node_is_null(fn) && !ts::is(fn, "function_definition")) fn = ts_node_parent(fn);
+      bool clock = false;
+      if (!ts_node_is_null(fn))
+        for (const auto& c : model.calls())
+          if (ts_node_start_byte(c.node) >= ts_node_start_byte(fn) && ts_node_end_byte(c.node) <= ts_node_end_byte(fn) &&
+              (c.qualname == "time.time" || c.qualname == "time.perf_counter" || c.qualname == "time.monotonic" ||
+               c.qualname == "time.perf_counter_ns" || c.qualname == "time.time_ns"))
+            clock = true;
+      if (clock) return;
+    }
     const std::string what = "`" + short_text(model, call->function, 50) + "()`";
     std::string message =
         handle == "event"
@@ -82,7 +96,7 @@ class RulePFL203 final : public Rule {
                       "cudaMalloc again (each a device-wide synchronization), and it synchronizes itself";
     Finding& f = out.report(node, std::move(message),
                             "remove it, or move it under the logging/interval guard (e.g. `if step % log_every == 0:`)");
-    f.notes.push_back(step_loop_note(model, out, sc.loop));
+    f.notes.push_back(step_loop_note(model, out, sc));
   }
 };
 

@@ -135,7 +135,7 @@ class RulePFL204 final : public Rule {
     else
       hint = "create it on the device: `torch." + std::string(fn) + "(..., device=device)`";
     Finding& f = out.report(node, std::move(message), std::move(hint));
-    f.notes.push_back(step_loop_note(model, out, sc.loop));
+    f.notes.push_back(step_loop_note(model, out, sc));
   }
 };
 

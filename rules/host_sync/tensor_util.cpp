@@ -246,6 +246,17 @@ std::string short_text(const Model& model, TSNode node, size_t max) {
   return out;
 }
 
+Note step_loop_note(const Model& model, const Emitter& out, const StepContext& sc) {
+  Note n = step_loop_note(model, out, sc.loop);
+  if (ts_node_is_null(sc.via)) return n;
+  // Reached through a call: the path, from the loop's call to here.
+  const Span call = out.span(ts_node_start_byte(sc.via), ts_node_start_byte(sc.via));
+  return Note{"runs every step: called from the training loop at line " + std::to_string(call.start.line) + " (" +
+                  std::string(model.text(sc.via).substr(0, std::min<size_t>(60, model.text(sc.via).find('\n')))) +
+                  "), " + n.message.substr(4),
+              call};
+}
+
 Note step_loop_note(const Model& model, const Emitter& out, TSNode loop) {
   const uint32_t start = ts_node_start_byte(loop);
   const std::string_view text = model.source().text();

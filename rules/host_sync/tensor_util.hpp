@@ -47,5 +47,8 @@ std::string short_text(const Model& model, TSNode node, size_t max = 60);
 
 // "the training loop starts at line N", spanning the loop's header line.
 Note step_loop_note(const Model& model, const Emitter& out, TSNode loop);
+// The same for a node's step context: when it runs through a call (a helper, forward()), the note
+// names that call ("runs every step: called from the training loop at line 26 (log(loss)), ...").
+Note step_loop_note(const Model& model, const Emitter& out, const StepContext& sc);
 
 }  // namespace perflint
