@@ -353,6 +353,7 @@ struct Model::Impl {
   std::unordered_map<std::string, size_t> class_methods;
   // The same-file class a callable expression was built from (`model = DDP(Net()).cuda()`), or empty.
   std::string_view instance_class(TSNode callee, int depth = 0) const;
+  std::string_view instance_class_uncached(TSNode callee, int depth) const;
 
   // loops
   struct Loop {
@@ -509,6 +510,13 @@ struct Model::Impl {
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // The step loop a function's callers run it in (the best over its call sites: unguarded first),
+  // memoised per function; a function met again while its own answer is being computed (recursion)
+  // answers "none".
+  StepWhere function_step_where(size_t fi, int depth) const;
+  mutable std::vector<int8_t> fn_step_state_;  // 0 unknown, 1 in progress, 2 done
+  mutable std::vector<StepWhere> fn_step_value_;
+  mutable std::unordered_map<std::string_view, std::string_view> instance_class_memo_;
   // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
   // evaluation pass by its name.
   static bool evaluation_name(std::string_view name);

@@ -59,6 +59,16 @@ bool Model::Impl::is_marker(const CallInfo& c) const {
 // whose instance `callee` is; wrappers that call the module they wrap are seen through.
 std::string_view Model::Impl::instance_class(TSNode callee, int depth) const {
   if (null(callee) || depth > 4) return {};
+  if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
+  // Per name: a name assigned in every one of many copies of a script is resolved once.
+  if (depth == 0)
+    if (auto hit = instance_class_memo_.find(t(callee)); hit != instance_class_memo_.end()) return hit->second;
+  const std::string_view found_class = instance_class_uncached(callee, depth);
+  if (depth == 0) instance_class_memo_.emplace(t(callee), found_class);
+  return found_class;
+}
+
+std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) const {
   const Bindings& b = bindings();
   const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
   if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
@@ -213,27 +223,39 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
     // Nested functions/lambdas inside the loop body are not run by it.
     return w;
   }
-  if (null(ctx.function) || depth > 4) return w;
+  if (null(ctx.function) || depth > 64) return w;
   const size_t fi = function_index(ctx.function);
   // Any function the step calls runs with it (a helper, a module's forward), except a constructor
   // and an evaluation pass (`test`, `evaluate`, `validate`, `val_epoch`): run each step, it is the
   // user's choice of how often to validate, not step code (the rule for helpers).
   if (fi == SIZE_MAX || functions[fi].name == "__init__") return w;
   if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
-  const Frame* local_guard = nullptr;
-  for (const auto& f : ctx.frames)
-    if (guarded(f)) { local_guard = &f; break; }
-  // Find a call site inside a step loop (or inside another step function).
+  w = function_step_where(fi, depth);
+  if (w.loop >= 0 && !w.guard)
+    for (const auto& f : ctx.frames)
+      if (guarded(f)) { w.guard = &f; break; }
+  return w;
+}
+
+Model::Impl::StepWhere Model::Impl::function_step_where(size_t fi, int depth) const {
+  if (fn_step_state_.size() != functions.size()) {
+    fn_step_state_.assign(functions.size(), 0);
+    fn_step_value_.assign(functions.size(), StepWhere{});
+  }
+  if (fn_step_state_[fi] == 2) return fn_step_value_[fi];
+  if (fn_step_state_[fi] == 1) return {};
+  fn_step_state_[fi] = 1;
+  StepWhere best;
+  // A call site inside a step loop (or inside a function the step calls).
   for (size_t i : callers[fi]) {
     StepWhere outer = step_where(call_ctx[i], depth + 1);
     if (outer.loop < 0) continue;
     if (outer.via_call < 0) outer.via_call = static_cast<int>(i);
-    if (w.loop < 0 || (w.guard && !outer.guard)) {
-      w = outer;
-      if (!w.guard) w.guard = local_guard;
-    }
+    if (best.loop < 0 || (best.guard && !outer.guard)) best = outer;
   }
-  return w;
+  fn_step_state_[fi] = 2;
+  fn_step_value_[fi] = best;
+  return best;
 }
 
 int Model::Impl::batch_loop(TSNode expr) const {
