@@ -117,6 +117,30 @@ Expected<probe::Evidence> evidence_of(const probe::RunOutcome& outcome, const st
   return recovered;
 }
 
+// The line of a traceback that names the error ("RuntimeError: ..."): the last such line (torch's
+// messages carry frames of their own after it), else the last line.
+std::string error_line(std::string tb) {
+  while (!tb.empty() && tb.back() == '\n') tb.pop_back();
+  std::string last_error;
+  size_t start = 0;
+  while (start <= tb.size()) {
+    size_t end = tb.find('\n', start);
+    if (end == std::string::npos) end = tb.size();
+    const std::string line = tb.substr(start, end - start);
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos && colon > 0 && line[0] != ' ') {
+      const std::string head = line.substr(0, colon);
+      if ((head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Interrupt") ||
+           head.ends_with("Exit")) &&
+          head.find(' ') == std::string::npos)
+        last_error = line;
+    }
+    start = end + 1;
+  }
+  if (!last_error.empty()) return last_error;
+  return tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
+}
+
 // torch.distributed's share of the steps, when the run used it (a collective or DDP's all-reduce).
 std::optional<CommSummary> comm_of(const probe::PhaseSummary& ph) {
   if (ph.collective_calls <= 0.0 && ph.ddp_buckets <= 0.0) return std::nullopt;
@@ -242,18 +266,18 @@ void read_ranks(const probe::RunOutcome& outcome, const std::string& path, int n
     auto ev = evidence_of(outcome, path + ".rank" + std::to_string(r));
     if (ev) fill_rank_figures(*ev, row);
     const bool stopped = how && how->get("stopped_by_launcher") && how->get("stopped_by_launcher")->b;
+    const std::optional<double> after = how ? how->num("failed_after") : std::nullopt;
     const double code = how ? how->num("exit_code").value_or(0.0) : 0.0;
     const double sig = how ? how->num("signal").value_or(0.0) : 0.0;
     if (ev && ev->reached_steps()) row.ended = "reached the steps";
     else if (stopped) row.ended = "stopped by perflint when another rank ended";
     else if (sig > 0) row.ended = "killed by " + probe::signal_name(static_cast<int>(sig));
+    else if (code != 0 && after)
+      row.ended = "failed (exit " + std::to_string(static_cast<int>(code)) + ") after rank " +
+                  std::to_string(static_cast<int>(*after)) + " failed (its collectives broke when that rank went away)";
     else if (code != 0) row.ended = "failed (exit " + std::to_string(static_cast<int>(code)) + ")";
     else row.ended = ev ? "ended: " + ev->exit_reason : "no evidence: " + ev.error().message;
-    if (ev && !ev->traceback.empty() && !ev->reached_steps() && !stopped) {
-      std::string tb = ev->traceback;
-      while (!tb.empty() && tb.back() == '\n') tb.pop_back();
-      row.ended += ": " + tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
-    }
+    if (ev && !ev->traceback.empty() && !ev->reached_steps() && !stopped) row.ended += ": " + error_line(ev->traceback);
     s.ranks.push_back(std::move(row));
     if (ev) all.push_back(std::move(*ev));
   }

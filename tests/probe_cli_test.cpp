@@ -275,7 +275,12 @@ TEST(ProbeCli, TwoRanksTheStragglerByItsPhaseAndACrashedRankNamed) {
   const std::string failed = ranks->items[1].string("ended").value_or("");
   EXPECT_NE(failed.find("failed (exit 1)"), std::string::npos) << failed;
   EXPECT_NE(failed.find("rank 1 failed on purpose at step 3"), std::string::npos) << failed;
-  EXPECT_EQ(ranks->items[0].string("ended"), "stopped by perflint when another rank ended") << crash.out;
+  // Rank 0 waits in an all-reduce for rank 1: it is stopped, or its collective breaks first when rank 1
+  // goes away — either way it is not blamed.
+  const std::string waited = ranks->items[0].string("ended").value_or("");
+  EXPECT_TRUE(waited == "stopped by perflint when another rank ended" ||
+              waited.rfind("failed (exit 1) after rank 1 failed", 0) == 0)
+      << waited;
   EXPECT_NE(std::system("pgrep -f 'ddp_two_rank[s].py -- --crash-rank' >/dev/null"), 0) << "a rank was left running";
 }
 

@@ -28,6 +28,14 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _failed_at(out, rank):
+    """When a rank's evidence says it ended (its file's modification time); ranks without one last."""
+    try:
+        return os.path.getmtime("%s.rank%d" % (out, rank))
+    except OSError:
+        return float("inf")
+
+
 def _forward_sigterm(procs):
     """perflint's SIGTERM to the group reaches the children too; passing it on just ends them sooner."""
 
@@ -61,17 +69,31 @@ def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0, module=No
     _forward_sigterm(procs)
     stopped_by_launcher = set()
     first_failure = None
+    failed_after = {}  # rank -> the rank whose failure came first (a collective broken by it)
     deadline = None
-    while any(p.poll() is None for p in procs):
+    while True:
+        # Every pass looks at every rank, the last one too: ranks that all ended between two passes
+        # are still classified (the cause first, the ranks its failure broke after it).
         for rank, p in enumerate(procs):
             code = p.poll()
             if code is None:
                 continue
+            if code != 0 and first_failure is not None and rank != first_failure[0] and rank not in stopped_by_launcher:
+                failed_after.setdefault(rank, first_failure[0])
             if code != 0 and first_failure is None:
-                first_failure = (rank, code)
+                # Of the ranks found ended with an error in this pass, the one with the earliest
+                # failure is the cause: the others' collectives broke when it went away.
+                failed = [(r, q) for r, q in enumerate(procs) if q.poll() not in (None, 0)]
+                cause = min(failed, key=lambda rq: _failed_at(out, rq[0]))[0]
+                first_failure = (cause, procs[cause].returncode)
+                for other, _ in failed:
+                    if other != cause:
+                        failed_after[other] = cause
                 deadline = time.monotonic()  # stop the others now
             elif code == 0 and deadline is None:
                 deadline = time.monotonic() + grace
+        if all(p.poll() is not None for p in procs):
+            break
         if deadline is not None and time.monotonic() >= deadline and term_sent is None:
             term_sent = time.monotonic()
             for rank, p in enumerate(procs):
@@ -92,7 +114,8 @@ def launch(nproc, steps, warmup, out, apply, script, args, grace=10.0, module=No
         code = p.returncode
         ranks.append({"rank": rank, "evidence": "%s.rank%d" % (out, rank),
                       "exit_code": code if code >= 0 else None, "signal": -code if code < 0 else None,
-                      "stopped_by_launcher": rank in stopped_by_launcher})
+                      "stopped_by_launcher": rank in stopped_by_launcher,
+                      "failed_after": failed_after.get(rank) if code != 0 else None})
     with open(out + ".ranks.json", "w") as f:
         json.dump({"nproc": nproc, "ranks": ranks,
                    "first_failure": None if first_failure is None else

@@ -288,6 +288,7 @@ def _install_collectives(probe, torch):
                                  "installed in this probe run; the gradients are all-reduced by torch's default hook\n")
                 return None
             self.__dict__["_perflint_hook"] = "user"
+            probe.ddp_hooked = True
             return orig_register(self, state, timed_hook(hook))
 
         ddp.register_comm_hook = register_comm_hook
@@ -314,6 +315,7 @@ def _install_collectives(probe, torch):
                 from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 
                 orig_register(self, self.process_group, timed_hook(allreduce_hook))
+                probe.ddp_hooked = True
             except Exception as e:  # never break the run: it goes on untimed
                 sys.stderr.write("perflint probe: DDP's all-reduce is not timed: %s\n" % e)
         if orig_inner is None or not probe.in_user_code():

@@ -91,6 +91,11 @@ class Probe:
         # and resolved at later boundaries without a sync; step index -> {phase: ms}.
         self.gpu_events = None
         self.gpu_phase_ms = {}
+        # The probe's DDP communication hook is in place (patches._install_collectives): the reducer
+        # holds a Python callable, and tearing the interpreter down with it (after a crash, while the
+        # other ranks wait in a collective) can abort the process. Such a process leaves with
+        # os._exit once its evidence is written, with the code the script's end gave.
+        self.ddp_hooked = False
 
     # ---- running the script -----------------------------------------------------------------
     def setup(self, script):
@@ -159,6 +164,9 @@ class Probe:
                 text = "".join(traceback.format_exception(kind, value, tb))
                 self.exit = {"reason": "crash", "code": 1, "traceback": _tail(text, 40)}
             previous(kind, value, tb)
+            if self.ddp_hooked and self.in_user_code():
+                self.write()
+                _flush_and_exit(1)
 
         sys.excepthook = excepthook
 
@@ -180,6 +188,8 @@ class Probe:
         else:
             self.exit = {"reason": "script_exit", "code": 0}
         self.write()
+        if self.ddp_hooked:
+            _flush_and_exit(code)
         return code
 
     def _script_traceback(self, exc):
