@@ -52,5 +52,10 @@ if ! python3 tests/lsp/test_server.py "$fuzz_build/perflint" >/dev/null 2>"$fuzz
   echo "ci-sanitize: the LSP client test failed against the sanitized perflint; its log:" >&2
   tail -n 60 "$fuzz_build/lsp-test.log" >&2
 fi
+# 300 random LSP sessions (fixed seed: the same inputs on every run), a few seconds.
+if ! (cd "$fuzz_build" && python3 ../tests/fuzz/lsp_sessions.py "$PWD/perflint" --seed 1 --sessions 300); then
+  status=1
+  echo "ci-sanitize: a random LSP session crashed the sanitized server (input: $fuzz_build/lsp-crash.bin)" >&2
+fi
 echo "ci-sanitize: $((SECONDS - start)) s" >&2
 exit $status
