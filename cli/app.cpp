@@ -128,16 +128,6 @@ int run_rules_command(const Options& o) {
   return write_stdout(write_rule_explanation(o.rule)) ? kClean : kError;
 }
 
-Expected<Config> load_effective_config(const Options& o, const std::string& cwd) {
-  if (o.isolated) return Config{};
-  if (!o.config.empty()) return load_config(o.config);
-  // `perflint - --stdin-filename src/pkg/train.py`: the config that file would get.
-  if (o.reads_stdin() && !o.stdin_filename.empty()) {
-    const std::filesystem::path at = std::filesystem::absolute(o.stdin_filename).parent_path();
-    return discover_config(at.string());
-  }
-  return discover_config(cwd);
-}
 
 // All of standard input, in binary; false on a read error.
 bool read_stdin(std::string& out) {
@@ -272,13 +262,16 @@ bool write_probe_views(const Options& o, const Config& config, const std::vector
 
 int run_lint(const Options& o) {
   const std::string cwd = current_dir();
-  Expected<Config> loaded = load_effective_config(o, cwd);
+  // `perflint - --stdin-filename src/pkg/train.py`: the config that file would get.
+  const std::string start = o.reads_stdin() && !o.stdin_filename.empty()
+                                ? std::filesystem::absolute(o.stdin_filename).parent_path().string()
+                                : cwd;
+  Expected<Config> loaded = config_for(o, start, cwd);
   if (!loaded) {
     print(stderr, "error: " + loaded.error().message + "\n");
     return kError;
   }
   Config config = std::move(*loaded);
-  if (config.root.empty()) config.root = cwd;
   if (std::string bad = check_selectors(o, config); !bad.empty()) {
     print(stderr, "error: " + bad + "\n");
     return kError;

@@ -313,8 +313,7 @@ FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& opt
                       const std::vector<FileResult>& results) {
   std::set<std::string_view> any, unsafe_only;
   for (const auto& r : results) {
-    if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Syntax; }))
-      continue;  // not fixed, as --fix does not
+    if (r.has_syntax_error()) continue;  // not fixed, as --fix does not
     for (const auto& f : r.findings) {
       if (!f.fix || !fix_applies(*f.fix, true)) continue;
       any.insert(r.path);

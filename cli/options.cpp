@@ -136,6 +136,13 @@ std::vector<std::string> clean_list(const std::vector<std::string>& raw) {
 ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   ParsedCommandLine parsed;
   Options& o = parsed.options;
+  // Stop with exit 2 and `err` on stderr (a message that names the problem and where --help is).
+  auto usage_error = [&parsed](std::string err) {
+    parsed.err = std::move(err);
+    parsed.exit_now = true;
+    parsed.exit_code = 2;
+    return parsed;
+  };
 
   CLI::App app{kDescription, "perflint"};
   app.footer(kFooter);
@@ -314,9 +321,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       parsed.exit_code = 0;
     } else {
       const char* help = calibrate_cmd->parsed() ? "perflint calibrate --help" : "perflint --help";
-      parsed.err = std::string("error: ") + e.what() + "\nRun '" + help + "' for usage.\n";
-      parsed.exit_now = true;
-      parsed.exit_code = 2;
+      return usage_error(std::string("error: ") + e.what() + "\nRun '" + help + "' for usage.\n");
     }
     return parsed;
   }
@@ -335,109 +340,70 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                        : o.command == Options::Command::Server  ? "server"
                        : o.command == Options::Command::ProbeMerge ? "probe-merge"
                                                                 : "calibrate";
-    parsed.err = std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
-                 "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: '") + name + "' is a subcommand and takes no paths (got '" + o.paths.front() +
+                 "'); to lint a file named " + name + ", write ./" + name + "\nRun 'perflint --help' for usage.\n");
   }
   if (cal.show && (cal.quick || !cal.gemm.empty())) {
-    parsed.err = std::string("error: calibrate --show prints the cached figures; --quick and --gemm go with a measuring run\n") +
-                 "Run 'perflint calibrate --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: calibrate --show prints the cached figures; --quick and --gemm go with a measuring run\n") +
+                 "Run 'perflint calibrate --help' for usage.\n");
   }
   const bool run_only = o.steps || o.warmup || o.timeout || !o.python.empty() || o.show_output || o.verify || o.verify_runs ||
                         o.nproc || !o.module.empty() || !o.evidence_dir.empty();
   const bool probe_only = run_only || !o.report_html.empty() || !o.trace.empty() || !o.baseline.empty();
   if (o.command == Options::Command::ProbeMerge) {
     if (run_only || o.probe || o.fix || o.diff || !o.script_args.empty()) {
-      parsed.err = std::string("error: probe-merge reads evidence that runs wrote; it runs nothing: --probe, --steps, --warmup, "
+      return usage_error(std::string("error: probe-merge reads evidence that runs wrote; it runs nothing: --probe, --steps, --warmup, "
                                "--timeout, --python, --verify, --nproc, -m, --evidence-dir, --fix, --diff and `-- ARGS` do "
                                "not go with it (--report-html, --trace, --baseline and --output-format do)\n") +
-                   "Run 'perflint probe-merge --help' for usage.\n";
-      parsed.exit_now = true;
-      parsed.exit_code = 2;
-      return parsed;
+                   "Run 'perflint probe-merge --help' for usage.\n");
     }
     o.probe = true;  // the report is a probe report
   }
   if (o.fail_on_regression && o.command != Options::Command::Compare && o.baseline.empty()) {
-    parsed.err = std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
-                 "Run 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: --fail-on-regression goes with `perflint compare` or `--probe --baseline FILE`\n") +
+                 "Run 'perflint --help' for usage.\n");
   }
   if (!o.probe && (probe_only || !o.script_args.empty())) {
-    parsed.err = std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline, --nproc, -m and `-- ARGS` go with --probe\n") +
-                 "Run 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: --steps, --warmup, --timeout, --python, --show-output, --verify[-runs], --report-html, --trace, --baseline, --nproc, -m and `-- ARGS` go with --probe\n") +
+                 "Run 'perflint --help' for usage.\n");
   }
   if (o.probe && (o.fix || o.diff)) {
-    parsed.err = std::string("error: --fix and --diff cannot be combined with --probe (fix first, then probe)\n") +
-                 "Run 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: --fix and --diff cannot be combined with --probe (fix first, then probe)\n") +
+                 "Run 'perflint --help' for usage.\n");
   }
   if ((o.show_files || o.show_settings) && (o.probe || o.fix || o.diff || o.statistics)) {
-    parsed.err = std::string("error: --show-files and --show-settings print what a run would use and lint nothing; ") +
-                 "they cannot be combined with --probe, --fix, --diff or --statistics\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: --show-files and --show-settings print what a run would use and lint nothing; ") +
+                 "they cannot be combined with --probe, --fix, --diff or --statistics\nRun 'perflint --help' for usage.\n");
   }
   if (o.show_files && o.show_settings) {
-    parsed.err = "error: --show-files and --show-settings: choose one\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error("error: --show-files and --show-settings: choose one\nRun 'perflint --help' for usage.\n");
   }
   if (!o.stdin_filename.empty() && o.paths.empty()) o.paths.push_back("-");
   const bool dash = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
   if ((dash && o.paths.size() != 1) || (!o.stdin_filename.empty() && !dash)) {
-    parsed.err = std::string(dash ? "error: - (stdin) cannot be combined with other paths"
+    return usage_error(std::string(dash ? "error: - (stdin) cannot be combined with other paths"
                                   : "error: --stdin-filename names what stdin stands for: pass - (or no path), not '" +
                                         o.paths.front() + "'") +
-                 "\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+                 "\nRun 'perflint --help' for usage.\n");
   }
   if (dash && o.probe) {
-    parsed.err = std::string("error: --probe runs a script file, not stdin\nRun 'perflint --help' for usage.\n");
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error(std::string("error: --probe runs a script file, not stdin\nRun 'perflint --help' for usage.\n"));
   }
   // --probe runs one of: SCRIPT [-- ARGS], -m MODULE [-- ARGS], or -- LAUNCHER ... (torchrun).
   o.launcher = o.probe && o.paths.empty() && o.module.empty() && !o.script_args.empty();
   if (o.probe && !o.module.empty() && !o.paths.empty()) {
-    parsed.err = "error: --probe -m " + o.module + " runs a module instead of a SCRIPT: pass one of them (got '" +
-                 o.paths.front() + "' too)\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error("error: --probe -m " + o.module + " runs a module instead of a SCRIPT: pass one of them (got '" +
+                 o.paths.front() + "' too)\nRun 'perflint --help' for usage.\n");
   }
   if (o.probe && o.module.empty() && !o.launcher && o.paths.size() != 1 && o.command != Options::Command::ProbeMerge) {
-    parsed.err = "error: --probe takes exactly one SCRIPT (got " + std::to_string(o.paths.size()) +
+    return usage_error("error: --probe takes exactly one SCRIPT (got " + std::to_string(o.paths.size()) +
                  "), -m MODULE, or a launcher command after `--` (perflint --probe -- torchrun --nproc_per_node 2 "
-                 "train.py); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+                 "train.py); the script's own arguments go after `--`\nRun 'perflint --help' for usage.\n");
   }
   if (o.launcher && o.nproc) {
-    parsed.err = std::string("error: --nproc starts the ranks itself; with a launcher command (") + o.script_args.front() +
+    return usage_error(std::string("error: --nproc starts the ranks itself; with a launcher command (") + o.script_args.front() +
                  ") the launcher starts them: use its own option (torchrun --nproc_per_node N)\n"
-                 "Run 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+                 "Run 'perflint --help' for usage.\n");
   }
   if (app.count("--select") > 0) o.select = clean_list(select);
   o.extend_select = clean_list(extend_select);
@@ -449,10 +415,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
              : format == "github" ? OutputFormat::Github
                                   : OutputFormat::Text;
   if (o.statistics && (o.format == OutputFormat::Sarif || o.format == OutputFormat::Github)) {
-    parsed.err = "error: --statistics writes text or json, not " + format + "\nRun 'perflint --help' for usage.\n";
-    parsed.exit_now = true;
-    parsed.exit_code = 2;
-    return parsed;
+    return usage_error("error: --statistics writes text or json, not " + format + "\nRun 'perflint --help' for usage.\n");
   }
   o.color = color == "always" ? ColorChoice::Always : color == "never" ? ColorChoice::Never : ColorChoice::Auto;
   if (no_color) o.color = ColorChoice::Never;
@@ -461,11 +424,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     o.max_file_size = parse_byte_size(max_size);
     if (!o.max_file_size || *o.max_file_size == 0) {
       // 0 would skip every file and exit 0 as if all were clean; the config rejects it too.
-      parsed.err = "error: invalid size '" + max_size +
-                   "' for --max-file-size: must be more than 0 bytes (examples: 1048576, 512KiB, 10MiB)\n"
-                   "Run 'perflint --help' for usage.\n";
-      parsed.exit_now = true;
-      parsed.exit_code = 2;
+      return usage_error("error: invalid size '" + max_size +
+                         "' for --max-file-size: must be more than 0 bytes (examples: 1048576, 512KiB, 10MiB)\n"
+                         "Run 'perflint --help' for usage.\n");
     }
   }
   return parsed;

@@ -117,30 +117,6 @@ Expected<probe::Evidence> evidence_of(const probe::RunOutcome& outcome, const st
   return recovered;
 }
 
-// The line of a traceback that names the error ("RuntimeError: ..."): the last such line (torch's
-// messages carry frames of their own after it), else the last line.
-std::string error_line(std::string tb) {
-  while (!tb.empty() && tb.back() == '\n') tb.pop_back();
-  std::string last_error;
-  size_t start = 0;
-  while (start <= tb.size()) {
-    size_t end = tb.find('\n', start);
-    if (end == std::string::npos) end = tb.size();
-    const std::string line = tb.substr(start, end - start);
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos && colon > 0 && line[0] != ' ') {
-      const std::string head = line.substr(0, colon);
-      if ((head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Interrupt") ||
-           head.ends_with("Exit")) &&
-          head.find(' ') == std::string::npos)
-        last_error = line;
-    }
-    start = end + 1;
-  }
-  if (!last_error.empty()) return last_error;
-  return tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
-}
-
 // torch.distributed's share of the steps, when the run used it (a collective or DDP's all-reduce).
 std::optional<CommSummary> comm_of(const probe::PhaseSummary& ph) {
   if (ph.collective_calls <= 0.0 && ph.ddp_buckets <= 0.0) return std::nullopt;
@@ -210,6 +186,29 @@ void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<F
   }
   for (auto& r : results)
     for (auto& f : r.findings) f.verdict = probe::judge(f, e, calibration ? &*calibration : nullptr);
+}
+
+// The last "XError: ..." line (torch's messages carry frames of their own after it), else the last line.
+std::string error_line(std::string tb) {
+  while (!tb.empty() && tb.back() == '\n') tb.pop_back();
+  std::string last_error;
+  size_t start = 0;
+  while (start <= tb.size()) {
+    size_t end = tb.find('\n', start);
+    if (end == std::string::npos) end = tb.size();
+    const std::string line = tb.substr(start, end - start);
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos && colon > 0 && line[0] != ' ') {
+      const std::string head = line.substr(0, colon);
+      if ((head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Interrupt") ||
+           head.ends_with("Exit")) &&
+          head.find(' ') == std::string::npos)
+        last_error = line;
+    }
+    start = end + 1;
+  }
+  if (!last_error.empty()) return last_error;
+  return tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
 }
 
 void fill_rank_figures(const probe::Evidence& ev, RankRow& row) {

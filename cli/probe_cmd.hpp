@@ -23,6 +23,8 @@ int probe_script(const Options& options, const Config& config, std::vector<FileR
 void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<FileResult>& results);
 // One rank's row figures (steps, median step, data wait, phases, collectives).
 void fill_rank_figures(const probe::Evidence& ev, RankRow& row);
+// The line of a traceback that names the error ("RuntimeError: ..."), for a rank's row.
+std::string error_line(std::string traceback);
 // The straggler line and diagnosis over every rank's evidence, when there is one.
 void set_straggler(const std::vector<probe::Evidence>& all, ProbeSummary& s);
 

@@ -103,11 +103,7 @@ int merge_probe_evidence(const Options& o, std::vector<FileResult>& results, Pro
       row.rank = e.rank;
       fill_rank_figures(e, row);
       row.ended = e.reached_steps() ? "reached the steps" : "ended: " + e.exit_reason;
-      if (!e.reached_steps() && !e.traceback.empty()) {
-        std::string tb = e.traceback;
-        while (!tb.empty() && tb.back() == '\n') tb.pop_back();
-        row.ended += ": " + tb.substr(tb.rfind('\n') == std::string::npos ? 0 : tb.rfind('\n') + 1);
-      }
+      if (!e.reached_steps() && !e.traceback.empty()) row.ended += ": " + error_line(e.traceback);
       s.ranks.push_back(std::move(row));
     }
     set_straggler(found.ranks, s);

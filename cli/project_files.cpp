@@ -1,5 +1,7 @@
 // Sibling-module summaries read from the file system, cached for the run (see project_files.hpp).
 #include "cli/project_files.hpp"
+#include "cli/discover.hpp"
+#include "util/io.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -176,8 +178,7 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
     for (; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
       if (it->is_directory(ec)) {
-        if ((!name.empty() && name[0] == '.') || name == "venv" || name == "node_modules" || name == "__pycache__")
-          it.disable_recursion_pending();
+        if (is_skipped_directory_name(name)) it.disable_recursion_pending();
         continue;
       }
       if (it->path().extension() == ".py" && it->is_regular_file(ec)) found.push_back(it->path().lexically_normal().string());
@@ -194,14 +195,8 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
   for (const auto& other : files->second) {
     if (fs::equivalent(other, file, ec)) continue;
     // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
-    std::string text;
-    if (const auto size = fs::file_size(other, ec); !ec && size <= max_file_bytes_) {
-      std::ifstream in(other, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      text = ss.str();
-    }
-    if (assigns(text, attribute)) {
+    const FileRead read = read_whole_file(other, max_file_bytes_);
+    if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute)) {
       hit = other;
       break;
     }

@@ -17,6 +17,12 @@ const std::string* first_invalid(const std::vector<std::string>& selectors) {
 
 }  // namespace
 
+Expected<Config> config_for(const Options& o, const std::string& start_dir, const std::string& fallback_root) {
+  Expected<Config> c = o.isolated ? Expected<Config>(Config{}) : !o.config.empty() ? load_config(o.config) : discover_config(start_dir);
+  if (c && c->root.empty()) c->root = fallback_root;
+  return c;
+}
+
 std::string check_selectors(const Options& o, const Config& c) {
   const std::pair<const std::vector<std::string>*, const char*> cli[] = {
       {o.select ? &*o.select : nullptr, "--select"}, {&o.extend_select, "--extend-select"}, {&o.ignore, "--ignore"}};

@@ -11,6 +11,10 @@
 
 namespace perflint {
 
+// The config in force for files in `start_dir`: none with --isolated, --config's file, else the one
+// discovered from `start_dir` upwards; its root defaults to `fallback_root` (the current directory).
+Expected<Config> config_for(const Options& o, const std::string& start_dir, const std::string& fallback_root);
+
 // The selectors of the command line and of the config checked; the message (with a did-you-mean
 // for the command line's), or empty when all are valid.
 std::string check_selectors(const Options& o, const Config& c);

@@ -440,9 +440,10 @@ class Server {
     notify("textDocument/publishDiagnostics", std::move(p));
   }
 
-  static lsp::Position position(const Node& range, const char* key) {
-    const Node* p = range.get(key);
-    if (!p || !p->is_object()) throw BadParams{std::string("a range without '") + key + "'"};
+  // `parent[key]` as a position (a range's start/end, a hover's position); negatives count as 0.
+  static lsp::Position position(const Node& parent, const char* key) {
+    const Node* p = parent.get(key);
+    if (!p || !p->is_object()) throw BadParams{std::string("'") + key + "' must be a position {line, character}"};
     return {static_cast<uint32_t>(std::max<int64_t>(0, as_int(p->get("line")))),
             static_cast<uint32_t>(std::max<int64_t>(0, as_int(p->get("character"))))};
   }
@@ -451,16 +452,13 @@ class Server {
 
   // The config, rules and exclusion for a document's path; nullopt (said to the user) on a bad config.
   std::optional<Prepared> prepare(const Document& d) {
-    Expected<Config> loaded = options_.isolated            ? Expected<Config>(Config{})
-                              : !options_.config.empty()   ? load_config(options_.config)
-                                                           : discover_config(fs::path(d.path).parent_path().string());
+    Expected<Config> loaded = config_for(options_, fs::path(d.path).parent_path().string(), cwd_);
     if (!loaded) {
       report_config_error(loaded.error().message);
       return std::nullopt;
     }
     Prepared p;
     p.config = std::make_unique<Config>(std::move(*loaded));
-    if (p.config->root.empty()) p.config->root = cwd_;
     if (std::string bad = check_selectors(options_, *p.config); !bad.empty()) {
       report_config_error(bad);
       return std::nullopt;
@@ -678,10 +676,7 @@ class Server {
     Document* d = find(params);
     if (!d) return Value();
     const lsp::LineIndex index(d->text);
-    const Node* p = params.get("position");
-    if (!p || !p->is_object()) throw BadParams{"params need 'position'"};
-    const uint32_t at = index.to_byte({static_cast<uint32_t>(std::max<int64_t>(0, as_int(p->get("line")))),
-                                       static_cast<uint32_t>(std::max<int64_t>(0, as_int(p->get("character"))))});
+    const uint32_t at = index.to_byte(position(params, "position"));
     for (const auto& f : d->result.findings) {
       if (!own(*d, f) || !f.rule) continue;
       const uint32_t fs = f.span.start_byte + d->bom, fe = f.span.end_byte + d->bom;

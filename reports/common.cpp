@@ -1,5 +1,7 @@
 // Pieces shared by the report writers: JSON escaping and values, format dispatch.
 #include <cmath>
+#include <map>
+#include <algorithm>
 #include <filesystem>
 #include <cstdio>
 #include <cstdio>
@@ -7,6 +9,7 @@
 #include "reports/detail.hpp"
 #include "reports/json_util.hpp"
 #include "reports/report.hpp"
+#include "rules/fixer.hpp"
 
 namespace perflint {
 
@@ -232,6 +235,26 @@ std::optional<std::string> path_below_base(std::string_view path, const std::str
   std::string rel_s = rel.generic_string();
   if (rel.empty() || rel_s == ".." || rel_s.starts_with("../")) return std::nullopt;
   return rel_s;
+}
+
+bool fixable(const Finding& f, bool unsafe) { return f.fix && fix_applies(*f.fix, unsafe); }
+
+std::vector<RuleCount> rule_counts(const std::vector<FileResult>& results, bool unsafe) {
+  std::map<std::string_view, RuleCount> by_code;
+  for (const auto& r : results) {
+    const bool blocked = r.has_syntax_error();
+    for (const auto& f : r.findings) {
+      RuleCount& row = by_code[rule_code(f)];
+      row.code = rule_code(f);
+      row.name = rule_name(f);
+      ++row.count;
+      if (!blocked && fixable(f, unsafe)) ++row.fixable;
+    }
+  }
+  std::vector<RuleCount> rows;
+  for (auto& [code, row] : by_code) rows.push_back(row);
+  std::stable_sort(rows.begin(), rows.end(), [](const RuleCount& a, const RuleCount& b) { return a.count > b.count; });
+  return rows;
 }
 
 std::string_view rule_code(const Finding& f) { return f.rule ? f.rule->code : std::string_view("PFL000"); }

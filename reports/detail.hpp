@@ -23,6 +23,17 @@ std::vector<std::string_view> split_lines(std::string_view content);
 std::optional<std::string> path_below_base(std::string_view path, const std::string& base_dir);
 
 std::string_view rule_code(const Finding& f);
+
+// Marked `[*]` and counted as fixable: a fix that `--fix` (with `--unsafe-fixes` if given) applies.
+bool fixable(const Finding& f, bool unsafe);
+
+// --statistics: findings per rule, most first (ties in code order); `fixable` as --fix would apply
+// them (none in a file with a syntax error).
+struct RuleCount {
+  std::string_view code, name;
+  size_t count = 0, fixable = 0;
+};
+std::vector<RuleCount> rule_counts(const std::vector<FileResult>& results, bool unsafe);
 std::string_view rule_name(const Finding& f);
 std::string_view sarif_level(Severity s);
 std::string_view error_kind_name(FileError::Kind k);

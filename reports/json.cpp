@@ -1,8 +1,5 @@
 // The JSON report: a stable schema documented in docs/output-formats.md. Field order is fixed and
 // every finding carries the same keys, so consumers can rely on shape as well as content.
-#include <algorithm>
-#include <map>
-
 #include "reports/detail.hpp"
 #include "reports/json_util.hpp"
 #include "reports/report.hpp"
@@ -14,27 +11,10 @@ namespace {
 // --statistics --output-format json: ruff's shape, one object per rule, most findings first.
 std::string statistics_json(const std::vector<FileResult>& results, bool unsafe) {
   using json::Value;
-  struct Row {
-    std::string_view name;
-    size_t count = 0, fixable = 0;
-  };
-  std::map<std::string_view, Row> by_code;
-  for (const auto& r : results) {
-    const bool blocked = std::any_of(r.errors.begin(), r.errors.end(),
-                                     [](const FileError& e) { return e.kind == FileError::Kind::Syntax; });
-    for (const auto& f : r.findings) {
-      Row& row = by_code[report_detail::rule_code(f)];
-      row.name = report_detail::rule_name(f);
-      ++row.count;
-      if (!blocked && f.fix && !f.fix->edits.empty() && (f.fix->safe || unsafe)) ++row.fixable;
-    }
-  }
-  std::vector<std::pair<std::string_view, Row>> rows(by_code.begin(), by_code.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   Value out = json::Array{};
-  for (const auto& [code, row] : rows) {
+  for (const auto& row : report_detail::rule_counts(results, unsafe)) {
     Value o;
-    o.set("code", code);
+    o.set("code", row.code);
     o.set("name", row.name);
     o.set("count", row.count);
     o.set("fixable", row.fixable > 0);

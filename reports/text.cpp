@@ -138,12 +138,8 @@ std::string note_text(const Note& n) {
   return n.message + " (" + where + ")";
 }
 
-// Marked `[*]` and counted in the summary: what `--fix` (with `--unsafe-fixes` if given) applies.
-// A file with a syntax error is not fixed (as ruff), so none of its findings is fixable.
-bool fixable(const Finding& f, bool unsafe) { return f.fix && !f.fix->edits.empty() && (f.fix->safe || unsafe); }
-bool has_syntax_error(const FileResult& r) {
-  return std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Syntax; });
-}
+// A file with a syntax error is not fixed (as ruff), so none of its findings is marked fixable.
+using report_detail::fixable;
 
 void write_finding(std::string& out, std::string_view path, const Finding& f, const ReportOptions& options,
                    const Style& style, const std::vector<std::string_view>* lines, bool fix_blocked = false) {
@@ -178,7 +174,7 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe, const s
     if (r.linted) ++checked;
     if (std::any_of(r.errors.begin(), r.errors.end(), [](const FileError& e) { return e.kind == FileError::Kind::Io; }))
       ++unlintable;
-    const bool blocked = has_syntax_error(r);
+    const bool blocked = r.has_syntax_error();
     for (const auto& f : r.findings) {
       ++by_sev[static_cast<int>(f.severity)];
       if (blocked) continue;
@@ -223,29 +219,17 @@ std::string summary(const std::vector<FileResult>& results, bool unsafe, const s
 }
 
 std::string statistics(const std::vector<FileResult>& results, const Style& style) {
-  struct Row {
-    size_t count = 0;
-    std::string_view name;
-  };
-  std::map<std::string_view, Row> by_code;
-  for (const auto& r : results)
-    for (const auto& f : r.findings) {
-      auto& row = by_code[rule_code(f)];
-      ++row.count;
-      row.name = rule_name(f);
-    }
-  std::vector<std::pair<std::string_view, Row>> rows(by_code.begin(), by_code.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  const std::vector<report_detail::RuleCount> rows = report_detail::rule_counts(results, false);
   size_t count_w = 0, code_w = 0;
-  for (const auto& [code, row] : rows) {
+  for (const auto& row : rows) {
     count_w = std::max(count_w, std::to_string(row.count).size());
-    code_w = std::max(code_w, code.size());
+    code_w = std::max(code_w, row.code.size());
   }
   std::string out;
-  for (const auto& [code, row] : rows) {
+  for (const auto& row : rows) {
     const std::string n = std::to_string(row.count);
-    out += std::string(count_w - n.size(), ' ') + n + "  " + style.bold(code) + std::string(code_w - code.size(), ' ') +
-           "  " + std::string(row.name) + "\n";
+    out += std::string(count_w - n.size(), ' ') + n + "  " + style.bold(row.code) +
+           std::string(code_w - row.code.size(), ' ') + "  " + std::string(row.name) + "\n";
   }
   return out;
 }
@@ -398,7 +382,7 @@ std::string write_text(const std::vector<FileResult>& results, const ReportOptio
       // A finding names its own path; it is normally the file's, and only then do we have its lines.
       const bool same_file = f.path == r.path || f.path.empty();
       write_finding(out, same_file ? std::string_view(r.path) : std::string_view(f.path), f, options, style,
-                    source && same_file ? &lines : nullptr, has_syntax_error(r));
+                    source && same_file ? &lines : nullptr, r.has_syntax_error());
       out += "\n";
     }
   }

@@ -118,6 +118,12 @@ struct FileResult {
   std::vector<Notice> notices;
   uint32_t lines = 0;
   bool linted = false;  // false when skipped or unreadable
+  // A syntax error in the file: its findings are reported but never fixed (as ruff).
+  bool has_syntax_error() const {
+    for (const auto& e : errors)
+      if (e.kind == FileError::Kind::Syntax) return true;
+    return false;
+  }
 };
 
 }  // namespace perflint

@@ -58,11 +58,7 @@ FixedFile fix_buffer(const std::string& path, const std::string& bytes, const Ru
   out.result = lint_buffer(path, bytes, rules, parser, project);
   // As ruff does, a file with a syntax error is not fixed: tree-sitter's error recovery can place
   // an edit where the next parse does not see it, and the same fix would then be added every pass.
-  auto syntax_error = [](const FileResult& r) {
-    return std::any_of(r.errors.begin(), r.errors.end(),
-                       [](const FileError& e) { return e.kind == FileError::Kind::Syntax; });
-  };
-  for (int pass = 0; pass < kMaxFixPasses && out.result.linted && !syntax_error(out.result); ++pass) {
+  for (int pass = 0; pass < kMaxFixPasses && out.result.linted && !out.result.has_syntax_error(); ++pass) {
     AppliedFixes a = apply_fixes(text, out.result.findings, unsafe);
     if (a.applied == 0 || a.text == text) break;
     out.applied += a.applied;

@@ -93,13 +93,10 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
         v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
         continue;
       }
-      if (is(fn, "identifier") || is(fn, "attribute")) {
-        // Another name: `model = build(...)` is unknown; `net = model` follows.
-        break;
-      }
-      break;
+      break;  // another call (`build_model(cfg)`): its result is unknown
     }
-    if (!null(v) && (is(v, "identifier") || is(v, "attribute")) && !(t(v) == t(callee)))
+    // `net = model`: follow the other name.
+    if (!null(v) && (is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee))
       if (auto c = instance_class(v, depth + 1); !c.empty()) return c;
   }
   return {};

@@ -154,17 +154,10 @@ def launch_command(cmd, steps, warmup, out, apply):
 
     _forward_sigterm([proc])
     code = proc.wait()
-    found = []
+    # The ranks that left evidence: `<out>.rank<R>`, or only its step log when the rank died hard.
     directory, base = os.path.split(out)
-    pattern = re.compile(re.escape(base) + r"\.rank(\d+)$")
-    for name in os.listdir(directory or "."):
-        m = pattern.match(name)
-        if m:
-            found.append(int(m.group(1)))
-    for name in os.listdir(directory or "."):  # a rank that died hard left only its step log
-        m = re.match(re.escape(base) + r"\.rank(\d+)\.steps$", name)
-        if m and int(m.group(1)) not in found:
-            found.append(int(m.group(1)))
+    pattern = re.compile(re.escape(base) + r"\.rank(\d+)(\.steps)?$")
+    found = {int(m.group(1)) for m in map(pattern.match, os.listdir(directory or ".")) if m}
     _write_manifest(out, sorted(found), cmd, code)
     return code if code >= 0 else 128 - code
 
