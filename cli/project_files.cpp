@@ -161,48 +161,128 @@ std::string project_root(const fs::path& file) {
 
 }  // namespace
 
-std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
-  const std::string root = project_root(fs::path(file));
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string key = root + '\0' + std::string(attribute);
-  if (auto it = assigns_.find(key); it != assigns_.end()) {
-    if (it->second.empty()) return {};
-    std::error_code ec;
-    return fs::equivalent(it->second, file, ec) ? std::string() : it->second;
+namespace {
+
+// The import statements of a text, one per entry ("import a.b as c, d" / "from a.b import c"),
+// without continuation lines; text level, as `assigns` is.
+std::vector<std::string> import_lines(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.starts_with("import ") || line.starts_with("from ")) out.emplace_back(line);
   }
-  auto files = project_files_.find(root);
-  if (files == project_files_.end()) {
-    std::vector<std::string> found;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (it->is_directory(ec)) {
-        if (is_skipped_directory_name(name)) it.disable_recursion_pending();
-        continue;
-      }
-      if (it->path().extension() == ".py" && it->is_regular_file(ec)) found.push_back(it->path().lexically_normal().string());
-      if (found.size() > 2000) {  // not a project's sources: no answer rather than a slow one
-        found.clear();
-        break;
-      }
+  return out;
+}
+
+// The absolute modules an import line names: "import a.b as c, d" -> a.b, d; "from a.b import c, d"
+// -> a.b, a.b.c, a.b.d. Relative imports are left out.
+std::vector<std::string> imported_modules(std::string_view line) {
+  auto words = [](std::string_view s) {
+    std::vector<std::string> w;
+    std::string cur;
+    for (char c : s) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') cur += c;
+      else if (!cur.empty()) w.push_back(std::move(cur)), cur.clear();
     }
-    std::sort(found.begin(), found.end());
-    files = project_files_.emplace(root, std::move(found)).first;
+    if (!cur.empty()) w.push_back(std::move(cur));
+    return w;
+  };
+  std::vector<std::string> out;
+  const std::vector<std::string> w = words(line);
+  if (w.size() >= 2 && w[0] == "import") {
+    for (size_t i = 1; i < w.size(); ++i)
+      if (w[i] == "as") ++i;
+      else out.push_back(w[i]);
+  } else if (w.size() >= 4 && w[0] == "from" && w[2] == "import" && w[1].front() != '.') {
+    out.push_back(w[1]);
+    for (size_t i = 3; i < w.size(); ++i)
+      if (w[i] == "as") ++i;
+      else out.push_back(w[1] + "." + w[i]);
   }
-  std::string hit;
+  return out;
+}
+
+// `root/pkg/sub/mod.py` -> "pkg.sub.mod" (a package's __init__.py is the package).
+std::string module_name(const std::string& path, const std::string& root) {
+  std::string rel = fs::path(path).lexically_relative(root).generic_string();
+  if (rel.ends_with(".py")) rel.resize(rel.size() - 3);
+  if (rel.ends_with("/__init__")) rel.resize(rel.size() - 9);
+  for (char& c : rel)
+    if (c == '/') c = '.';
+  return rel;
+}
+
+bool names_word(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    const size_t e = at + word.size();
+    const bool right = e >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_');
+    if (left && right) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(const std::string& root,
+                                                                               std::string_view attribute) {
+  const std::string key = root + '\0' + std::string(attribute);
+  if (auto it = assigners_.find(key); it != assigners_.end()) return it->second;
+  std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& other : files->second) {
-    if (fs::equivalent(other, file, ec)) continue;
-    // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
-    const FileRead read = read_whole_file(other, max_file_bytes_);
-    if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute)) {
-      hit = other;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec)) {
+      if (is_skipped_directory_name(it->path().filename().string())) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path().lexically_normal().string());
+    if (files.size() > 2000) {  // not a project's sources: no answer rather than a slow one
+      files.clear();
       break;
     }
   }
-  assigns_.emplace(key, hit);
-  return hit;
+  std::sort(files.begin(), files.end());
+  std::vector<Assigner> found;
+  for (const auto& f : files) {
+    // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
+    const FileRead read = read_whole_file(f, max_file_bytes_);
+    if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute))
+      found.push_back({f, module_name(f, root), import_lines(read.bytes)});
+  }
+  return assigners_.emplace(key, std::move(found)).first->second;
+}
+
+std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
+  const std::string root = project_root(fs::path(file));
+  const std::string self = fs::absolute(fs::path(file)).lexically_normal().string();
+  const std::string stem = fs::path(file).stem().string();
+  const FileRead own = read_whole_file(file, max_file_bytes_);
+  std::vector<std::string> imported;  // the project modules this file imports
+  if (own.status == FileRead::Status::Ok)
+    for (const auto& line : import_lines(own.bytes))
+      for (auto& m : imported_modules(line)) imported.push_back(std::move(m));
+  std::lock_guard<std::mutex> lock(mu_);
+  std::error_code ec;
+  for (const Assigner& a : assigners(root, attribute)) {
+    if (a.path == self || fs::equivalent(a.path, file, ec)) continue;
+    // A file that imports this one (the entry script: `import GAN`, `from pkg import trainer`)...
+    const bool importer = std::any_of(a.imports.begin(), a.imports.end(),
+                                      [&](const std::string& line) { return names_word(line, stem); });
+    // ...or a module this one imports, or one inside a package it imports (`from utils.general
+    // import init_seeds` reaches utils/torch_utils.py's seed helper through the utils package).
+    const bool imported_here = std::any_of(imported.begin(), imported.end(), [&](const std::string& m) {
+      const std::string top = m.substr(0, m.find('.'));
+      return a.module == m || a.module.starts_with(m + ".") || a.module == top || a.module.starts_with(top + ".");
+    });
+    if (importer || imported_here) return a.path;
+  }
+  return {};
 }
 
 }  // namespace perflint

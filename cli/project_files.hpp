@@ -25,7 +25,10 @@ class FileProjectContext final : public ProjectContext {
                                      const SteppedResult** which) override;
   // The project: the nearest directory at or above the file's with .git, pyproject.toml, setup.py or
   // setup.cfg (at most 4 levels up; none: the file's own directory), searched recursively for *.py
-  // (hidden directories, venv, node_modules and __pycache__ skipped; at most 2,000 files).
+  // (hidden directories, venv, node_modules and __pycache__ skipped; at most 2,000 files). Of its
+  // files that assign the attribute, only those connected to `file` by an import count: one that
+  // imports it (its entry script), or one it imports (directly, or inside a package it imports).
+  // An unrelated script of the same repository sets its own flag, not this one's.
   std::string project_assigns(const std::string& file, std::string_view attribute) override;
 
  private:
@@ -41,8 +44,13 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists
   std::map<std::string, std::string> texts_;                     // path -> text (bounded)
-  std::map<std::string, std::vector<std::string>> project_files_;  // root -> its .py files
-  std::map<std::string, std::string> assigns_;                   // root + '\0' + attribute -> file or ""
+  // A project file that assigns an attribute: its module name and its import statements.
+  struct Assigner {
+    std::string path, module;
+    std::vector<std::string> imports;
+  };
+  const std::vector<Assigner>& assigners(const std::string& root, std::string_view attribute);  // caller holds mu_
+  std::map<std::string, std::vector<Assigner>> assigners_;       // root + '\0' + attribute -> files
 };
 
 }  // namespace perflint

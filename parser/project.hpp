@@ -52,10 +52,11 @@ class ProjectContext {
   // matching entry goes to `*which`. nullptr when none.
   virtual const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
                                              const SteppedResult** which) = 0;
-  // Another .py file of `file`'s project (see FileProjectContext for the bounds) that assigns
-  // `attribute` (a dotted tail such as "cudnn.benchmark") a value other than a literal False, also as
-  // one target of a tuple assignment; its path, or empty. A global setting made in the entry script
-  // or a seed helper holds for the whole run.
+  // Another .py file of `file`'s project, connected to it by an import (it imports `file`, or `file`
+  // imports it or its package; see FileProjectContext for the bounds), that assigns `attribute` (a
+  // dotted tail such as "cudnn.benchmark") a value other than a literal False, also as one target of
+  // a tuple assignment; its path, or empty. A global setting made in the entry script or a seed
+  // helper holds for the whole run.
   virtual std::string project_assigns(const std::string& file, std::string_view attribute) {
     (void)file;
     (void)attribute;

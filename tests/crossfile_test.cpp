@@ -55,9 +55,10 @@ TEST(CrossFile, EachFileAloneSeesItsSiblings) {
   }
 }
 
-// A global flag set in another file of the project (the entry script, a seed helper) holds for the
-// whole run: PFL503 in the trainer stays quiet. The project is bounded by its marker (.git,
-// pyproject.toml, setup.py): a file outside it does not count.
+// A global flag set in another file of the project that is part of the same run (the entry script
+// that imports the trainer, a seed helper the trainer imports) holds for the whole run: PFL503 in the
+// trainer stays quiet. An unrelated script of the project, and a file outside its marker (.git,
+// pyproject.toml, setup.py), do not count.
 TEST(CrossFile, AFlagSetElsewhereInTheProjectIsSet) {
   const std::string trainer =
       "import torch\n"
@@ -74,7 +75,7 @@ TEST(CrossFile, AFlagSetElsewhereInTheProjectIsSet) {
     const std::string path = (dir.path() / "proj" / "pkg" / "trainer.py").string();
     FileProjectContext project;
     ts::Parser parser;
-    FileResult r = lint_buffer(path, trainer, make_rule_set({}, {}), parser, &project);
+    FileResult r = lint_buffer(path, slurp(path), make_rule_set({}, {}), parser, &project);
     return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL503"; });
   };
   {
@@ -91,12 +92,19 @@ TEST(CrossFile, AFlagSetElsewhereInTheProjectIsSet) {
   {
     testing::TempDir dir;
     dir.write("proj/setup.py", "");
-    dir.write("proj/pkg/trainer.py", trainer);
+    dir.write("proj/pkg/trainer.py", "from utils.seed import init_seeds\n" + trainer);
     dir.write("proj/utils/seed.py",
               "from torch.backends import cudnn\n"
               "def init_seeds(seed=0):\n"
               "    cudnn.deterministic, cudnn.benchmark = (True, False) if seed == 0 else (False, True)\n");
     EXPECT_EQ(pfl503(dir), 0);  // a seed helper's tuple assignment: the user decides at run time
+  }
+  {
+    testing::TempDir dir;  // an unrelated script of the same project sets its own flag, not the trainer's
+    dir.write("proj/pyproject.toml", "");
+    dir.write("proj/pkg/trainer.py", trainer);
+    dir.write("proj/pkg/other_train.py", "import torch\ntorch.backends.cudnn.benchmark = True\n");
+    EXPECT_EQ(pfl503(dir), 1);
   }
   {
     testing::TempDir dir;  // the setting lives in another project (above this one's marker)

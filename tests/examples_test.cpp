@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/project_files.hpp"
 #include "tests/cli_support.hpp"
 #include "rules/engine.hpp"
 
@@ -44,7 +45,8 @@ TEST_P(Example, ReportsExactlyThePlantedAntiPatterns) {
   ASSERT_FALSE(text.empty()) << path;
   const auto expected = plants(text);
   ts::Parser parser;
-  FileResult r = lint_buffer(path.string(), text, make_rule_set({}, {}), parser);
+  FileProjectContext project;  // as the command line lints them: the rest of the repository around
+  FileResult r = lint_buffer(path.string(), text, make_rule_set({}, {}), parser, &project);
   EXPECT_TRUE(r.errors.empty());
   std::set<std::pair<uint32_t, std::string>> actual;
   for (const auto& f : r.findings) actual.emplace(f.span.start.line, std::string(f.rule->code));
