@@ -48,7 +48,7 @@ const ModuleSummary* FileProjectContext::sibling(const std::string& from_file, s
   const fs::path candidate = fs::path(from_file).parent_path() / (std::string(module) + ".py");
   // A file does not summarise itself as its own sibling.
   if (fs::path(from_file).stem() == module) return nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   // Most names are not siblings (`torch`, `os`): remember the answer per directory and module, so a
   // directory of many scripts costs one stat per module name, not one per file.
   const std::string key = candidate.lexically_normal().string();
@@ -86,7 +86,7 @@ std::vector<std::string> FileProjectContext::siblings_naming(const std::string& 
 
 const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) {
   const std::string module = fs::path(file).stem().string();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& other : siblings_naming(file, module)) {
     const ModuleSummary* s = summary_of(other);
     if (!s || !s->uses_cuda) continue;
@@ -98,7 +98,7 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
 const ModuleSummary* FileProjectContext::step_importer(const std::string& file, std::string_view function, int index,
                                                    const SteppedResult** which) {
   const std::string module = fs::path(file).stem().string();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   for (const auto& other : siblings_naming(file, function)) {
     const ModuleSummary* s = summary_of(other);
     if (!s) continue;
@@ -164,36 +164,55 @@ std::string project_root(const fs::path& file) {
 namespace {
 
 // The import statements of a text, one per entry ("import a.b as c, d" / "from a.b import c"),
-// without continuation lines; text level, as `assigns` is.
+// comments dropped and a statement continued in parentheses or after a backslash joined (bounded);
+// text level, as `assigns` is.
 std::vector<std::string> import_lines(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;
-  while (start < text.size()) {
+  auto next_line = [&]() {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
+    return line.substr(0, line.find('#'));
+  };
+  while (start < text.size()) {
+    std::string_view line = next_line();
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.starts_with("import ") || line.starts_with("from ")) out.emplace_back(line);
+    if (!line.starts_with("import ") && !line.starts_with("from ")) continue;
+    std::string stmt(line);
+    for (int more = 0; more < 200 && start < text.size(); ++more) {
+      const bool open = std::count(stmt.begin(), stmt.end(), '(') > std::count(stmt.begin(), stmt.end(), ')');
+      while (!stmt.empty() && (stmt.back() == ' ' || stmt.back() == '\r')) stmt.pop_back();
+      const bool backslash = !stmt.empty() && stmt.back() == '\\';
+      if (!open && !backslash) break;
+      if (backslash) stmt.pop_back();
+      stmt += ' ';
+      stmt += next_line();
+    }
+    out.push_back(std::move(stmt));
   }
   return out;
+}
+
+// The names of an import statement: "from ..a.b import (c as d, e)" -> from, ..a.b, import, c, as, d, e.
+std::vector<std::string> import_words(std::string_view s) {
+  std::vector<std::string> w;
+  std::string cur;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || static_cast<unsigned char>(c) >= 0x80)
+      cur += c;
+    else if (!cur.empty()) w.push_back(std::move(cur)), cur.clear();
+  }
+  if (!cur.empty()) w.push_back(std::move(cur));
+  return w;
 }
 
 // The absolute modules an import line names: "import a.b as c, d" -> a.b, d; "from a.b import c, d"
 // -> a.b, a.b.c, a.b.d. Relative imports are left out.
 std::vector<std::string> imported_modules(std::string_view line) {
-  auto words = [](std::string_view s) {
-    std::vector<std::string> w;
-    std::string cur;
-    for (char c : s) {
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') cur += c;
-      else if (!cur.empty()) w.push_back(std::move(cur)), cur.clear();
-    }
-    if (!cur.empty()) w.push_back(std::move(cur));
-    return w;
-  };
   std::vector<std::string> out;
-  const std::vector<std::string> w = words(line);
+  const std::vector<std::string> w = import_words(line);
   if (w.size() >= 2 && w[0] == "import") {
     for (size_t i = 1; i < w.size(); ++i)
       if (w[i] == "as") ++i;
@@ -229,10 +248,12 @@ bool names_word(std::string_view text, std::string_view word) {
 
 }  // namespace
 
-const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(const std::string& root,
-                                                                               std::string_view attribute) {
-  const std::string key = root + '\0' + std::string(attribute);
-  if (auto it = assigners_.find(key); it != assigners_.end()) return it->second;
+namespace {
+
+// The .py files under a project root, sorted (hidden directories, virtual environments and caches
+// skipped); empty when there are more than 2,000 (not a project's sources: no answer rather than a
+// slow one) or the walk fails.
+std::vector<std::string> project_python_files(const std::string& root) {
   std::vector<std::string> files;
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
@@ -242,12 +263,20 @@ const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(c
       continue;
     }
     if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path().lexically_normal().string());
-    if (files.size() > 2000) {  // not a project's sources: no answer rather than a slow one
-      files.clear();
-      break;
-    }
+    if (files.size() > 2000) return {};
   }
+  if (ec) return {};
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(const std::string& root,
+                                                                               std::string_view attribute) {
+  const std::string key = root + '\0' + std::string(attribute);
+  if (auto it = assigners_.find(key); it != assigners_.end()) return it->second;
+  std::vector<std::string> files = project_python_files(root);
   std::vector<Assigner> found;
   for (const auto& f : files) {
     // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
@@ -267,7 +296,7 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
   if (own.status == FileRead::Status::Ok)
     for (const auto& line : import_lines(own.bytes))
       for (auto& m : imported_modules(line)) imported.push_back(std::move(m));
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   std::error_code ec;
   for (const Assigner& a : assigners(root, attribute)) {
     if (a.path == self || fs::equivalent(a.path, file, ec)) continue;
@@ -283,6 +312,249 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
     if (importer || imported_here) return a.path;
   }
   return {};
+}
+
+}  // namespace perflint
+
+// ---- the project linker ------------------------------------------------------------------------
+
+namespace perflint {
+
+namespace {
+
+// One import statement: `from ..utils import misc, meters` -> level 2, module "utils", names
+// {misc, meters}; `import a.b as c` -> level 0, module "a.b", no names. Text level: a statement
+// continued in parentheses or after a backslash is joined first.
+struct ImportStatement {
+  int level = 0;
+  std::string module;
+  std::vector<std::string> names;
+};
+
+std::vector<ImportStatement> import_statements(std::string_view text) {
+  std::vector<ImportStatement> out;
+  for (const std::string& stmt : import_lines(text)) {
+    const std::vector<std::string> w = import_words(stmt);
+    if (w.size() >= 2 && w[0] == "import") {
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i] == "as") ++i;
+        else out.push_back({0, w[i], {}});
+    } else if (w.size() >= 3 && w[0] == "from") {
+      ImportStatement s;
+      std::string_view m = w[1];
+      while (!m.empty() && m.front() == '.') ++s.level, m.remove_prefix(1);
+      s.module = std::string(m);
+      size_t i = 2;
+      if (w[i] != "import") continue;
+      for (++i; i < w.size(); ++i)
+        if (w[i] == "as") ++i;
+        else s.names.push_back(w[i]);
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+std::string dotted_to_path(std::string_view dotted) {
+  std::string p(dotted);
+  for (char& c : p)
+    if (c == '.') c = '/';
+  return p;
+}
+
+bool within(const fs::path& p, const fs::path& root) {
+  const std::string s = p.lexically_normal().string(), r = root.lexically_normal().string();
+  return s == r || (s.size() > r.size() && s.compare(0, r.size(), r) == 0 && (s[r.size()] == '/' || r.back() == '/'));
+}
+
+}  // namespace
+
+bool FileProjectContext::file_exists(const std::string& path) {
+  if (auto it = exists_.find(path); it != exists_.end()) return it->second;
+  std::error_code ec;
+  const bool yes = fs::is_regular_file(path, ec);
+  exists_.emplace(path, yes);
+  return yes;
+}
+
+const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::string& root) {
+  if (auto it = graphs_.find(root); it != graphs_.end()) return it->second;
+  ImportGraph g;
+  g.root = root;
+  const std::vector<std::string> files = project_python_files(root);
+  g.usable = !files.empty();
+  if (g.usable) {
+    const std::set<std::string> known(files.begin(), files.end());
+    auto module_file = [&](const fs::path& base, std::string_view dotted) -> std::string {
+      if (dotted.empty()) {
+        const std::string init = (base / "__init__.py").lexically_normal().string();
+        return known.count(init) ? init : std::string();
+      }
+      const fs::path p = base / dotted_to_path(dotted);
+      const std::string file = (fs::path(p.string() + ".py")).lexically_normal().string();
+      if (known.count(file)) return file;
+      const std::string init = (p / "__init__.py").lexically_normal().string();
+      return known.count(init) ? init : std::string();
+    };
+    for (const std::string& f : files) {
+      const FileRead read = read_whole_file(f, max_file_bytes_);
+      if (read.status != FileRead::Status::Ok) continue;
+      const std::string_view text = read.bytes;
+      if (text.find("backward") != std::string_view::npos || text.find(".step(") != std::string_view::npos)
+        g.has_step_text.insert(f);
+      const fs::path dir = fs::path(f).parent_path();
+      std::set<std::string> targets;
+      for (const ImportStatement& s : import_statements(text)) {
+        std::vector<fs::path> bases;
+        if (s.level > 0) {
+          fs::path b = dir;
+          for (int up = 1; up < s.level; ++up) b = b.parent_path();
+          if (within(b, root)) bases.push_back(b);
+        } else {
+          // A script's directory is on sys.path (`from utils import x` next to train.py), and so is
+          // the project root (packages).
+          bases.push_back(dir);
+          if (dir != fs::path(root)) bases.push_back(root);
+        }
+        for (const fs::path& b : bases) {
+          if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
+          // `from pkg import mod`: a submodule.
+          for (const std::string& n : s.names)
+            if (const std::string m = module_file(b, s.module.empty() ? n : s.module + "." + n); !m.empty())
+              targets.insert(m);
+        }
+      }
+      targets.erase(f);
+      for (const std::string& t : targets) g.importers[t].push_back(f);
+    }
+  }
+  return graphs_.emplace(root, std::move(g)).first->second;
+}
+
+std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_target(const std::string& root,
+                                                                                      const std::string& caller,
+                                                                                      const std::string& target) {
+  std::vector<std::string_view> parts;
+  for (size_t at = 0; at <= target.size();) {
+    const size_t dot = std::min(target.find('.', at), target.size());
+    parts.push_back(std::string_view(target).substr(at, dot - at));
+    at = dot + 1;
+  }
+  // Bases: the caller's directory and each one above it, up to the project root (relative imports
+  // lost their dots in the target).
+  std::vector<fs::path> bases;
+  for (fs::path b = fs::path(caller).parent_path(); within(b, root); b = b.parent_path()) {
+    bases.push_back(b);
+    if (b == b.parent_path() || b.lexically_normal() == fs::path(root).lexically_normal()) break;
+  }
+  for (size_t k = parts.size() - 1; k >= 1; --k) {
+    std::string mod, rest;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      std::string& into = i < k ? mod : rest;
+      if (!into.empty()) into.push_back(i < k ? '/' : '.');
+      into.append(parts[i]);
+    }
+    for (const fs::path& b : bases) {
+      const std::string file = fs::path((b / mod).string() + ".py").lexically_normal().string();
+      if (file_exists(file)) return std::make_pair(file, rest);
+      const std::string init = (b / mod / "__init__.py").lexically_normal().string();
+      if (file_exists(init)) return std::make_pair(init, rest);
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The linker's root: project_root, or above it the directory that holds the file's top package when
+// that is higher (a package with a setup.py of its own for a C extension, such as vits's
+// monotonic_align/, is imported by the files around it).
+std::string linker_root(const fs::path& file) {
+  std::string root = project_root(file);
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
+  if (fs::exists(fs::path(root) / ".git", ec) || fs::exists(fs::path(root) / "pyproject.toml", ec)) return root;
+  for (int up = 0; up < 4 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up) dir = dir.parent_path();
+  return within(fs::path(root), dir) && fs::path(root) != dir ? dir.string() : root;
+}
+
+}  // namespace
+
+std::vector<StepEntry> FileProjectContext::entries_of(const std::string& file, int depth) {
+  if (auto it = entries_.find(file); it != entries_.end()) return it->second;
+  if (entries_busy_.count(file) || depth > kMaxDepth) {
+    cycle_cut_ = true;  // what is computed above this is incomplete: not kept
+    return {};
+  }
+  const bool cut_before = cycle_cut_;
+  cycle_cut_ = false;
+  const std::string root = linker_root(fs::path(file));
+  const ImportGraph& g = graph_for(root);
+  std::vector<StepEntry> out;
+  auto importers = g.importers.find(file);
+  if (!g.usable || importers == g.importers.end()) {
+    cycle_cut_ = cut_before;
+    return entries_.emplace(file, std::move(out)).first->second;
+  }
+  entries_busy_.insert(file);
+  const std::vector<std::string> callers = importers->second;  // copied: the graph map may grow
+  for (const std::string& y : callers) {
+    // A file with no step of its own and run by no other file's step calls nothing every step.
+    if (!g.has_step_text.count(y) && entries_of(y, depth + 1).empty()) continue;
+    const ModuleSummary* summary = nullptr;
+    std::unique_ptr<ModuleSummary> partial;  // made while a cycle was cut short: used, not kept
+    if (auto s = linked_.find(y); s != linked_.end()) {
+      summary = s->second.get();
+    } else {
+      auto made = std::make_unique<ModuleSummary>();
+      const FileRead read = read_whole_file(y, max_file_bytes_);
+      const bool cut_outside = cycle_cut_;
+      cycle_cut_ = false;
+      if (read.status == FileRead::Status::Ok) {
+        ++summarising_depth_;
+        *made = summarize_module(y, read.bytes, summarising_depth_ <= kMaxDepth ? this : nullptr);
+        --summarising_depth_;
+      }
+      summary = made.get();
+      if (cycle_cut_) partial = std::move(made);
+      else linked_.emplace(y, std::move(made));
+      cycle_cut_ = cycle_cut_ || cut_outside;
+    }
+    const std::string shown = fs::path(y).lexically_relative(root).generic_string();
+    for (const StepCall& c : summary->step_calls) {
+      const auto r = resolve_target(root, y, c.target);
+      if (!r || r->first != file) continue;
+      const std::string hop = shown + ":" + std::to_string(c.line);
+      StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
+                  c.opaque_args};
+      auto same = std::find_if(out.begin(), out.end(), [&](const StepEntry& o) { return o.function == e.function; });
+      if (same == out.end()) {
+        out.push_back(std::move(e));
+        continue;
+      }
+      // One entry per function: the arguments of every call that runs it, the path of a CUDA one.
+      for (auto& k : e.keywords)
+        if (std::find(same->keywords.begin(), same->keywords.end(), k) == same->keywords.end()) same->keywords.push_back(k);
+      same->positional = std::max(same->positional, e.positional);
+      same->opaque_args = same->opaque_args || e.opaque_args;
+      if (e.cuda && !same->cuda) {
+        same->path = e.path;
+        same->cuda = true;
+      }
+    }
+  }
+  entries_busy_.erase(file);
+  const bool cut = cycle_cut_;
+  cycle_cut_ = cut_before || cut;
+  if (cut) return out;
+  return entries_.emplace(file, std::move(out)).first->second;
+}
+
+std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
+  std::error_code ec;
+  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return entries_of(self, 0);
 }
 
 }  // namespace perflint

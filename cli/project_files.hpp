@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,14 @@ class FileProjectContext final : public ProjectContext {
   // imports it (its entry script), or one it imports (directly, or inside a package it imports).
   // An unrelated script of the same repository sets its own flag, not this one's.
   std::string project_assigns(const std::string& file, std::string_view attribute) override;
+  // The project linker: the functions of `file` that a training step elsewhere in the project runs.
+  // The files that import `file` (resolved from their import statements, relative ones included,
+  // within the project root as above; never outside it) are summarised with this context in turn, so
+  // a path goes through any number of files (at most kMaxDepth); cycles end where they close. A
+  // summary made here is kept for the run; only files with a step of their own or reached by one are
+  // parsed.
+  std::vector<StepEntry> step_entries(const std::string& file) override;
+  static constexpr int kMaxDepth = 6;
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
@@ -39,7 +49,28 @@ class FileProjectContext final : public ProjectContext {
 
   uint64_t max_file_bytes_;
   size_t max_files_;
-  std::mutex mu_;
+  // Recursive: summarising a file for the linker builds its model, which asks this context again.
+  std::recursive_mutex mu_;
+  // The project's import graph, built once per root: who imports whom (resolved to files).
+  struct ImportGraph {
+    std::string root;
+    bool usable = false;                                     // not too many files
+    std::map<std::string, std::vector<std::string>> importers;  // file -> files importing it
+    std::set<std::string> has_step_text;                     // files naming backward / .step(
+  };
+  const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
+  std::map<std::string, ImportGraph> graphs_;
+  // Resolves a step call's dotted target from the calling file: (file, function), or nullopt.
+  std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,
+                                                                    const std::string& target);
+  std::map<std::string, bool> exists_;  // path -> is a regular file
+  bool file_exists(const std::string& path);
+  std::vector<StepEntry> entries_of(const std::string& file, int depth);  // caller holds mu_
+  std::map<std::string, std::vector<StepEntry>> entries_;   // memo
+  std::set<std::string> entries_busy_;                      // being computed (a cycle ends there)
+  int summarising_depth_ = 0;                               // linker summaries being made, nested
+  bool cycle_cut_ = false;                                  // a look-up met a file being computed
+  std::map<std::string, std::unique_ptr<ModuleSummary>> linked_;  // summaries made with this context
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists

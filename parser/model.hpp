@@ -78,6 +78,9 @@ struct StepContext {
   TSNode loop{};             // the step loop (for a function body: the loop that calls it)
   const Guard* guard = nullptr;  // non-null when under an interval guard: not "every step"
   TSNode via{};              // reached through a call (a helper, a module's forward): that call in the loop
+  // Reached from a training step in another file (loop is then null): the calls that lead here,
+  // "train.py:210 → models.py:88" (ProjectContext::step_entries).
+  std::string reached_from;
   bool per_step() const { return in_step && guard == nullptr; }
 };
 
@@ -159,12 +162,18 @@ class Model {
   std::string project_assigns(std::string_view attribute) const;
   // "at line 12" or "in main.py, which imports this file (line 30)": where CUDA use was seen.
   std::string cuda_where() const;
+  // A function of this file runs every step of a CUDA training step in another file: the path of
+  // calls from there (empty when none).
+  std::string cuda_step_path() const;
 
   // ---- for other files (ProjectContext): what this module offers
   std::vector<FunctionSummary> function_summaries() const;
   // Step loops over what a sibling module's function returned (`loader = data.build()`).
   std::vector<SteppedResult> stepped_results() const;
   std::vector<std::string> imported_module_names() const;
+  // Calls out of this module that run every training step (StepCall; `path` holds only how this
+  // file was reached, when it was: the caller adds its own hop).
+  std::vector<StepCall> step_calls() const;
 
   // ---- structure
   // The innermost enclosing node of `kind` (e.g. "function_definition"), or null.

@@ -16,7 +16,7 @@ const FunctionSummary* ModuleSummary::function(std::string_view name) const {
   return nullptr;
 }
 
-ModuleSummary summarize_module(const std::string& path, const std::string& text) {
+ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project) {
   ModuleSummary m;
   m.path = path;
   m.module = fs::path(path).stem().string();
@@ -25,13 +25,15 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text)
   static thread_local ts::Parser parser;
   ts::Tree tree = parser.parse(source->text());
   if (!tree) return m;
-  // No project context here: summaries look one level deep, never at their own siblings.
-  Model model(*source, tree.root(), {});
+  // Without a project, a summary looks one level deep (never at its own siblings); with one, what
+  // other files' steps run in this module counts (the project linker bounds the recursion).
+  Model model(*source, tree.root(), {}, project);
   m.uses_cuda = model.uses_cuda();
   if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
   m.imports = model.imported_module_names();
   m.functions = model.function_summaries();
   m.stepped_results = model.stepped_results();
+  m.step_calls = model.step_calls();
   return m;
 }
 

@@ -12,6 +12,7 @@ namespace perflint {
 
 struct FunctionSummary {
   std::string name;
+  std::string qualified;             // "Class.method" for a method, else the name
   std::vector<std::string> params;   // positional order, self included
   bool has_step_loop = false;        // a training-step loop inside it
   std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
@@ -28,6 +29,35 @@ struct SteppedResult {
   bool repeated = false; // that loop sits inside another (epochs)
 };
 
+// A call that runs every training step and leaves the module: `loss_fn(pred, y)` where loss_fn was
+// built from an imported class, `misc.reduce_dict(d)`, `maximum_path(...)`. The target is the
+// dotted name the caller's imports give it, with the method last for instances of an imported class
+// (`utils.loss.ComputeLossOTA.__call__`, `utils.misc.MetricLogger.update`); relative imports lose
+// their dots (`from .loss import X` -> "loss.X"), so a target is resolved from the caller's directory
+// upward as well as from the project root.
+struct StepCall {
+  std::string target;
+  uint32_t line = 0;      // of the call, in the caller
+  std::string path;       // how the caller's step reaches the call: "train.py:210 -> engine.py:88"
+  bool cuda = false;      // the step that runs it uses CUDA (the caller's file, or where its step comes from)
+  // What the call passes: keyword names and the number of positional arguments (opaque: *args or
+  // an unknown **kwargs), so that the callee can tell a parameter left at its default.
+  std::vector<std::string> keywords;
+  uint32_t positional = 0;
+  bool opaque_args = false;
+};
+
+// A function of a module that another module's training step runs (ProjectContext::step_entries).
+struct StepEntry {
+  std::string function;   // "maximum_path", "ComputeLossOTA.__call__", "SynthesizerTrn.forward"
+  std::string path;       // "train.py:210 -> models.py:88": the calls that lead here
+  bool cuda = false;
+  // What the calls that run it pass (merged over them): see StepCall.
+  std::vector<std::string> keywords;
+  uint32_t positional = 0;
+  bool opaque_args = false;
+};
+
 struct ModuleSummary {
   std::string path;
   std::string module;                 // file stem: "engine"
@@ -36,6 +66,7 @@ struct ModuleSummary {
   std::vector<std::string> imports;   // top-level module names it imports ("engine", "torch", ...)
   std::vector<FunctionSummary> functions;
   std::vector<SteppedResult> stepped_results;
+  std::vector<StepCall> step_calls;   // calls out of the module that run every step
   const FunctionSummary* function(std::string_view name) const;
 };
 
@@ -62,9 +93,18 @@ class ProjectContext {
     (void)attribute;
     return {};
   }
+  // The functions of `file` that a training step in another file of the project runs every step
+  // (through calls, modules' forward() and `__call__`, across any number of files up to a bound),
+  // each with the path of calls that reaches it. Empty when none, or when not known.
+  virtual std::vector<StepEntry> step_entries(const std::string& file) {
+    (void)file;
+    return {};
+  }
 };
 
-// Builds the summary of one source text (used by ProjectContext; exposed for tests).
-ModuleSummary summarize_module(const std::string& path, const std::string& text);
+// Builds the summary of one source text (used by ProjectContext; exposed for tests). With a project,
+// the module's own step entries count: calls out of a function that another file's step runs are
+// step calls too.
+ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project = nullptr);
 
 }  // namespace perflint

@@ -118,7 +118,8 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
   std::vector<Finding> findings;
   Emitter emitter(src, findings);
   // CUDA use in the file, or in the sibling script that imports its step code.
-  const bool cuda = model.uses_cuda() || model.cuda_importer() != nullptr;
+  // Or in the file whose step runs this one's functions (another file's training loop).
+  const bool cuda = model.uses_cuda() || model.cuda_importer() != nullptr || !model.cuda_step_path().empty();
   std::vector<const Rule*> ran;
   std::vector<std::pair<uint32_t, uint32_t>> comments;
   for (TSNode c : model.nodes_of_kind("comment")) comments.emplace_back(ts_node_start_byte(c), ts_node_end_byte(c));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "cli/project_files.hpp"
 #include "rules/engine.hpp"
@@ -134,6 +135,75 @@ TEST(CrossFile, SummariesNameTheIteratedParameters) {
   const FunctionSummary* ev = m.function("evaluate");
   ASSERT_NE(ev, nullptr);
   EXPECT_FALSE(ev->has_step_loop);
+}
+
+// The project linker (tests/fixtures/crossfile_linker/): train.py's step runs a model's forward()
+// in models/, which calls utils/ops.py; loss and logger instances of imported classes (their
+// __call__, a method called by keyword); helpers in a cycle of imports; a module with a syntax
+// error. Traps: a helper under an interval guard, one called once per epoch, an evaluation pass, a
+// branch switched off by a parameter's or a constructor flag's default, a same-named method of
+// another class, a missing module.
+const fs::path kLinker = kDir.parent_path() / "crossfile_linker";
+
+std::vector<fs::path> linker_files() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(kLinker))
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(CrossFile, LinkerFollowsTheStepIntoOtherFiles) {
+  // One context for the run, in both orders: what one look-up computes must not change another's
+  // answer (the import cycle between utils/metrics.py and utils/helpers.py).
+  std::vector<fs::path> files = linker_files();
+  ASSERT_GE(files.size(), 10u);
+  {
+    FileProjectContext project;
+    for (const auto& f : files) check_file(f, project);
+  }
+  {
+    FileProjectContext project;
+    std::reverse(files.begin(), files.end());
+    for (const auto& f : files) check_file(f, project);
+  }
+}
+
+TEST(CrossFile, LinkerSeesTheStepFromEachFileAlone) {
+  for (const auto& f : linker_files()) {
+    FileProjectContext project;  // pre-commit passes one file
+    check_file(f, project);
+  }
+}
+
+TEST(CrossFile, LinkerNotesNameThePathOfCalls) {
+  FileProjectContext project;
+  const fs::path ops = kLinker / "utils" / "ops.py";
+  ts::Parser parser;
+  FileResult r = lint_buffer(ops.string(), slurp(ops.string()), make_rule_set({}, {}), parser, &project);
+  ASSERT_FALSE(r.findings.empty());
+  bool named = false;
+  for (const auto& f : r.findings)
+    for (const auto& n : f.notes)
+      if (n.message.starts_with("runs every step: train.py:") && n.message.find(" → models/net.py:") != std::string::npos &&
+          n.message.ends_with(" → here"))
+        named = true;
+  EXPECT_TRUE(named) << r.findings.front().notes.front().message;
+}
+
+TEST(CrossFile, LinkerEntriesAreTheFunctionsTheStepRuns) {
+  FileProjectContext project;
+  auto names = [&](const fs::path& p) {
+    std::set<std::string> out;
+    for (const auto& e : project.step_entries(p.string())) out.insert(e.function);
+    return out;
+  };
+  EXPECT_EQ(names(kLinker / "utils" / "loss.py"), (std::set<std::string>{"DetLoss.__call__"}));
+  EXPECT_EQ(names(kLinker / "models" / "net.py"), (std::set<std::string>{"Net.__call__"}));
+  // report() runs only under `if step % 100 == 0:`, per_epoch() outside the step loop.
+  EXPECT_EQ(names(kLinker / "utils" / "metrics.py"), (std::set<std::string>{"update"}));
+  EXPECT_EQ(names(kLinker / "engine_eval.py"), std::set<std::string>{});
+  EXPECT_EQ(names(kLinker / "train.py"), std::set<std::string>{});
 }
 
 }  // namespace

@@ -92,13 +92,6 @@ Context Model::Impl::context_by_climbing(TSNode n) const {
   return context_from_path(path, n);
 }
 
-namespace {
-TSNode unparenthesized(TSNode n) {
-  while (!ts_node_is_null(n) && ts::kind(n) == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
-}  // namespace
 
 bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
   cond = unparenthesized(cond);
@@ -110,6 +103,22 @@ bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
     if (t(op) == "is" && is(rhs, "none")) tested = ts_node_child(cond, 0);
   } else if (is(cond, "not_operator")) {
     tested = unparenthesized(field(cond, "argument"));
+  }
+  // A cache filled on a miss: `if key not in cache: cache[key] = build()` runs once per key.
+  if (is(cond, "comparison_operator") && ts_node_child_count(cond) >= 3) {
+    const TSNode cache = ts_node_child(cond, ts_node_child_count(cond) - 1);
+    std::string ops;
+    for (uint32_t i = 1; i + 1 < ts_node_child_count(cond); ++i) ops += std::string(t(ts_node_child(cond, i))) + " ";
+    if (ops == "not in " && (is(cache, "identifier") || is(cache, "attribute"))) {
+      TSNode block = ts_node_child_by_field_id(if_node, fields().consequence);
+      for (TSNode st : ts::named_children(block)) {
+        if (!is(st, "expression_statement")) continue;
+        TSNode a = ts_node_named_child(st, 0);
+        if (!is(a, "assignment")) continue;
+        TSNode left = field(a, "left");
+        if (is(left, "subscript") && t(field(left, "value")) == t(cache)) return true;
+      }
+    }
   }
   if (null(tested) || !(is(tested, "identifier") || is(tested, "attribute"))) return false;
   const std::string_view name = t(tested);

@@ -121,6 +121,13 @@ inline bool is_counter_name(std::string_view n) {
   return false;
 }
 
+// `((x))` -> `x`.
+inline TSNode unparenthesized(TSNode n) {
+  while (!ts_node_is_null(n) && ts::kind(n) == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    n = ts_node_named_child(n, 0);
+  return n;
+}
+
 // The root identifier of `a.b[0].c(1)`: `a`. Null when the expression is not rooted in a name.
 inline TSNode root_identifier(TSNode n) {
   for (int guard = 0; guard < 256 && !null(n); ++guard) {
@@ -391,6 +398,21 @@ struct Model::Impl {
 
   ProjectContext* project = nullptr;
   const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
+  // Functions of this file that another file's step runs (ProjectContext::step_entries), and per
+  // function the entry that reaches it (-1: none).
+  std::vector<StepEntry> external;
+  std::vector<int> fn_external;
+  void link_external();
+  // The dotted name of the imported class `callee` is an instance of (`net = DDP(Net().cuda())` with
+  // `from models import Net` -> "models.Net"), or empty.
+  std::string instance_qualname(TSNode callee, int depth = 0) const;
+  // Each expression `callee` is assigned from, past module moves (`.cuda()`, `.to()`) and wrappers
+  // that run the module they wrap (DDP, DataParallel, torch.compile, FSDP): `visit` gets the inner
+  // call (`Net()`) or name; it returns true to stop.
+  void for_each_built_from(TSNode callee, const std::function<bool(TSNode)>& visit) const;
+  // Where a per-step call out of the module goes: "models.Net.__call__", "misc.reduce_dict"; empty
+  // when it stays in the file or goes to a library.
+  std::string outgoing_target(const CallInfo& c) const;
 
   std::string_view t(TSNode n) const { return ts::text(n, text); }
 
@@ -507,9 +529,21 @@ struct Model::Impl {
     int loop = -1;
     const Frame* guard = nullptr;
     int via_call = -1;  // reached through a call: the call site inside the step loop (calls index)
+    int external = -1;  // reached from another file's step: index in `external` (loop is then -1)
+    bool in() const { return loop >= 0 || external >= 0; }
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // A branch of function `fi` that its parameters' defaults switch off, when no call that runs the
+  // function passes them: `if augment:` with `augment=False`, the else of `if not reverse:` with
+  // `reverse=False` (inference paths of a model's forward()).
+  bool off_by_default(size_t fi, const Context& ctx) const;
+  // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
+  std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
+  // The same for `self.flag` set only from an __init__ parameter with a default.
+  std::optional<bool> attribute_default_truth(TSNode attr) const;
+  mutable std::optional<std::unordered_map<std::string_view, std::vector<std::pair<TSNode, TSNode>>>>
+      tuple_attribute_assigns_;
   // The step loop a function's callers run it in (the best over its call sites: unguarded first),
   // memoised per function; a function met again while its own answer is being computed (recursion)
   // answers "none".

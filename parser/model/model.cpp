@@ -136,9 +136,10 @@ StepContext Model::step_context(TSNode node) const {
   }
   Impl::StepWhere w = impl_->step_where(*known);
   StepContext sc;
-  if (w.loop < 0) return sc;
+  if (!w.in()) return sc;
   sc.in_step = true;
-  sc.loop = impl_->loops[w.loop].node;
+  if (w.loop >= 0) sc.loop = impl_->loops[w.loop].node;
+  if (w.external >= 0) sc.reached_from = impl_->external[w.external].path;
   if (w.via_call >= 0) sc.via = impl_->calls[static_cast<size_t>(w.via_call)].node;
   if (w.guard) {
     impl_->guards.push_back(Guard{w.guard->condition});
@@ -182,6 +183,8 @@ std::string Model::cuda_where() const {
   if (impl_->importer)
     return "in " + std::filesystem::path(impl_->importer->path).filename().string() +
            ", which imports this file (line " + std::to_string(impl_->importer->cuda_line) + ")";
+  if (const std::string path = cuda_step_path(); !path.empty())
+    return "in the CUDA training step that runs this file's code (" + path + ")";
   return {};
 }
 
@@ -191,6 +194,10 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     const auto& f = impl_->functions[fi];
     FunctionSummary s;
     s.name = impl_->t(field(f.node, "name"));
+    s.qualified = s.name;
+    const TSNode block = ts_node_parent(f.node);
+    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+    if (!null(cls) && is(cls, "class_definition")) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     for (const auto& l : impl_->loops) {

@@ -69,37 +69,15 @@ std::string_view Model::Impl::instance_class(TSNode callee, int depth) const {
 }
 
 std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) const {
-  const Bindings& b = bindings();
-  const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
-  if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
-  const auto found = index.find(t(callee));
-  if (found == index.end()) return {};
-  for (size_t ai : found->second) {
-    TSNode v = all_assigns[ai].value;
-    for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
-      const TSNode fn = field(v, "function");
-      const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
-      if (is(fn, "identifier") && class_methods.count(std::string(name) + ".forward")) return name;
-      // Chained module moves (`Net().cuda()`, `.to(device)`, `.train()`) and wrappers that run the
-      // module they wrap (DDP, DataParallel, torch.compile, FSDP).
-      if (is(fn, "attribute") && (name == "cuda" || name == "to" || name == "train" || name == "float" ||
-                                  name == "half" || name == "bfloat16" || name == "cpu")) {
-        v = field(fn, "object");
-        continue;
-      }
-      if (name == "DistributedDataParallel" || name == "DDP" || name == "DataParallel" || name == "compile" ||
-          name == "FullyShardedDataParallel" || name == "FSDP") {
-        const TSNode args = field(v, "arguments");
-        v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
-        continue;
-      }
-      break;  // another call (`build_model(cfg)`): its result is unknown
-    }
+  std::string_view found;
+  for_each_built_from(callee, [&](TSNode v) {
+    const TSNode fn = is(v, "call") ? field(v, "function") : TSNode{};
+    if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) found = t(fn);
     // `net = model`: follow the other name.
-    if (!null(v) && (is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee))
-      if (auto c = instance_class(v, depth + 1); !c.empty()) return c;
-  }
-  return {};
+    else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) found = instance_class(v, depth + 1);
+    return !found.empty();
+  });
+  return found;
 }
 
 std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
@@ -109,6 +87,16 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   std::vector<size_t> out;
   if (!name.empty())
     if (auto it = functions_by_name.find(name); it != functions_by_name.end()) out = it->second;
+  // `self.build_targets(...)` inside a class that defines build_targets: that method, not every
+  // method of the file with the name (several loss classes each have their own).
+  if (is(c.function, "attribute") && out.size() > 1) {
+    const Context& ctx = call_ctx[static_cast<size_t>(&c - calls.data())];
+    const TSNode block = null(ctx.function) ? TSNode{} : ts_node_parent(ctx.function);
+    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+    if (!null(cls) && is(cls, "class_definition"))
+      if (auto m = class_methods.find(std::string(t(field(cls, "name"))) + "." + std::string(name)); m != class_methods.end())
+        out = {m->second};
+  }
   // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`.
   if (out.empty() || is(c.function, "attribute"))
     if (const std::string_view cls = instance_class(c.function); !cls.empty())
@@ -228,7 +216,8 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   if (fi == SIZE_MAX || functions[fi].name == "__init__") return w;
   if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
   w = function_step_where(fi, depth);
-  if (w.loop >= 0 && !w.guard)
+  if (w.in() && off_by_default(fi, ctx)) return StepWhere{};
+  if (w.in() && !w.guard)
     for (const auto& f : ctx.frames)
       if (guarded(f)) { w.guard = &f; break; }
   return w;
@@ -246,13 +235,119 @@ Model::Impl::StepWhere Model::Impl::function_step_where(size_t fi, int depth) co
   // A call site inside a step loop (or inside a function the step calls).
   for (size_t i : callers[fi]) {
     StepWhere outer = step_where(call_ctx[i], depth + 1);
-    if (outer.loop < 0) continue;
+    if (!outer.in()) continue;
     if (outer.via_call < 0) outer.via_call = static_cast<int>(i);
-    if (best.loop < 0 || (best.guard && !outer.guard)) best = outer;
+    if (!best.in() || (best.guard && !outer.guard)) best = outer;
+  }
+  // Run by a step in another file (and by no unguarded step of this one).
+  if ((!best.in() || best.guard) && fi < fn_external.size() && fn_external[fi] >= 0) {
+    best = StepWhere{};
+    best.external = fn_external[fi];
   }
   fn_step_state_[fi] = 2;
   fn_step_value_[fi] = best;
   return best;
+}
+
+bool Model::Impl::off_by_default(size_t fi, const Context& ctx) const {
+  for (const Frame& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) continue;
+    // In the consequence the condition holds; in an elif/else branch the if's condition is false.
+    const bool wanted = !null(f.condition);
+    TSNode cond = unparenthesized(wanted ? f.condition : field(f.node, "condition"));
+    bool negated = false;
+    if (is(cond, "not_operator")) {
+      negated = true;
+      cond = unparenthesized(field(cond, "argument"));
+    }
+    std::optional<bool> by_default;
+    if (is(cond, "identifier")) by_default = parameter_default_truth(fi, t(cond));
+    else if (is(cond, "attribute") && t(field(cond, "object")) == "self") by_default = attribute_default_truth(cond);
+    if (!by_default) continue;
+    if ((*by_default != negated) != wanted) return true;
+  }
+  return false;
+}
+
+std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
+  const Function& fn = functions[fi];
+  const auto p = std::find(fn.params.begin(), fn.params.end(), param);
+  const TSNode params = field(fn.node, "parameters");
+  TSNode dflt{};
+  for (TSNode c : ts::named_children(params))
+    if ((is(c, "default_parameter") || is(c, "typed_default_parameter")) && t(field(c, "name")) == param)
+      dflt = field(c, "value");
+  if (null(dflt)) return std::nullopt;
+  const Value v = eval(dflt, TSNode{}, 0);
+  const std::optional<bool> truth = v.truthy();
+  if (!truth) return std::nullopt;
+  // Passed by any call that can run it: in this file (every caller), or by another file's step.
+  const bool method = !fn.params.empty() && fn.params.front() == "self";
+  const long index = p == fn.params.end() ? -1 : static_cast<long>(p - fn.params.begin()) - (method ? 1 : 0);
+  for (size_t i : callers[fi]) {
+    const CallInfo& c = calls[i];
+    // Only calls that run with a step count (an inference path may pass it).
+    if (fn.name != "__init__" && !step_where(call_ctx[i], 1).in()) continue;
+    if (c.star_args || c.unresolved_kwargs || c.keyword(param)) return std::nullopt;
+    if (index >= 0 && static_cast<long>(c.positional.size()) > index) return std::nullopt;
+  }
+  if (fi < fn_external.size() && fn_external[fi] >= 0) {
+    const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
+    if (e.opaque_args || std::find(e.keywords.begin(), e.keywords.end(), param) != e.keywords.end()) return std::nullopt;
+    if (index >= 0 && static_cast<long>(e.positional) > index) return std::nullopt;
+  }
+  return truth;
+}
+
+std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
+  // Every `self.flag = ...` of the file is `self.flag = flag` in an __init__ whose `flag` has a
+  // literal default that no constructor call of this file passes (those of other files are not
+  // known: the default is assumed).
+  // (value, function) of each assignment to the attribute, one target of a tuple assignment too
+  // (`self.gr, self.autobalance = model.gr, autobalance`).
+  if (!tuple_attribute_assigns_) {
+    tuple_attribute_assigns_.emplace();
+    for (const Assign& a : all_assigns) {
+      if (!is(a.target, "pattern_list") && !is(a.target, "tuple_pattern")) continue;
+      const auto targets = ts::named_children(a.target), values = ts::named_children(a.value);
+      if (!is(a.value, "expression_list") && !is(a.value, "tuple")) {
+        for (TSNode tg : targets)
+          if (is(tg, "attribute")) (*tuple_attribute_assigns_)[t(tg)].push_back({TSNode{}, a.ctx.function});
+        continue;
+      }
+      for (size_t k = 0; k < targets.size(); ++k)
+        if (is(targets[k], "attribute"))
+          (*tuple_attribute_assigns_)[t(targets[k])].push_back(
+              {k < values.size() && targets.size() == values.size() ? values[k] : TSNode{}, a.ctx.function});
+    }
+  }
+  std::vector<std::pair<TSNode, TSNode>> sites;
+  if (const auto found = bindings().by_attribute.find(t(attr)); found != bindings().by_attribute.end())
+    for (size_t ai : found->second) sites.push_back({all_assigns[ai].value, all_assigns[ai].ctx.function});
+  if (const auto found = tuple_attribute_assigns_->find(t(attr)); found != tuple_attribute_assigns_->end())
+    sites.insert(sites.end(), found->second.begin(), found->second.end());
+  if (sites.empty()) return std::nullopt;
+  std::optional<bool> truth;
+  for (const auto& [value, function] : sites) {
+    if (!is(value, "identifier") || null(function)) return std::nullopt;
+    const size_t init = function_index(function);
+    if (init == SIZE_MAX || functions[init].name != "__init__") return std::nullopt;
+    const std::optional<bool> v = parameter_default_truth(init, t(value));
+    if (!v || (truth && *truth != *v)) return std::nullopt;
+    truth = v;
+    // Constructor calls in this file: `Loss(model, autobalance=True)`.
+    const TSNode block = ts_node_parent(function);
+    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+    if (null(cls) || !is(cls, "class_definition")) return std::nullopt;
+    const std::string_view cls_name = t(field(cls, "name"));
+    const auto& params = functions[init].params;
+    const long index = static_cast<long>(std::find(params.begin(), params.end(), t(value)) - params.begin()) - 1;
+    for (const CallInfo& c : calls)
+      if (is(c.function, "identifier") && t(c.function) == cls_name &&
+          (c.star_args || c.unresolved_kwargs || c.keyword(t(value)) || static_cast<long>(c.positional.size()) > index))
+        return std::nullopt;
+  }
+  return truth;
 }
 
 int Model::Impl::batch_loop(TSNode expr) const {

@@ -209,6 +209,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   collect_argparse();
   resolve_kwargs();
   find_steps();
+  link_external();
   // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
   // imports it. Only files with a step loop ask, so library code costs nothing.
   if (project && null(cuda_node) && !step_loop_nodes.empty()) importer = project->cuda_importer(src.path());

@@ -173,6 +173,15 @@ class RulePFL202 final : public Rule {
       } else if (fn == "print") {
         TSNode t = printed_tensor(model, *call, losses);
         if (ts_node_is_null(t)) return;
+        // `if torch.min(y) < -1.: print(...)`: the print runs only when the test (reported on its
+        // own) finds something wrong, not every step.
+        for (TSNode p = ts_node_parent(node); !ts_node_is_null(p) && !ts::is(p, "function_definition");
+             p = ts_node_parent(p))
+          if ((ts::is(p, "if_statement") || ts::is(p, "elif_clause")) &&
+              ts_node_start_byte(node) >= ts_node_start_byte(ts::field(p, "consequence")) &&
+              ts_node_end_byte(node) <= ts_node_end_byte(ts::field(p, "consequence")) &&
+              !ts_node_is_null(tested_tensor(model, p, losses)))
+            return;
         message = "`print` formats the tensor `" + short_text(model, t) + "` every training step: " +
                   std::string(kWaits) + " and copies the tensor to the host";
         hint = "print under a logging guard (`if step % log_every == 0:`), or accumulate on the device and print the "

@@ -247,6 +247,17 @@ std::string short_text(const Model& model, TSNode node, size_t max) {
 }
 
 Note step_loop_note(const Model& model, const Emitter& out, const StepContext& sc) {
+  if (ts_node_is_null(sc.loop) && !sc.reached_from.empty()) {
+    // Run by a step in another file: the path of calls from there.
+    std::string path = "runs every step: " + sc.reached_from;
+    std::optional<Span> at;
+    if (!ts_node_is_null(sc.via)) {
+      const Span call = out.span(ts_node_start_byte(sc.via), ts_node_start_byte(sc.via));
+      path += " → line " + std::to_string(call.start.line);
+      at = call;
+    }
+    return Note{path + " → here", at};
+  }
   Note n = step_loop_note(model, out, sc.loop);
   if (ts_node_is_null(sc.via)) return n;
   // Reached through a call: the path, from the loop's call to here.

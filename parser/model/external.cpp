@@ -1,0 +1,155 @@
+// Semantic model of one Python file, part: Other files' steps: functions of this file that a step in
+// another file runs (ProjectContext::step_entries), and the calls this file's step makes out of it.
+#include "parser/model/impl.hpp"
+
+namespace perflint {
+
+namespace {
+
+// Roots of dotted names that are never the project's own modules: a call into them leaves the
+// project, so it is not worth a look-up.
+bool library_root(std::string_view q) {
+  const std::string_view root = q.substr(0, q.find('.'));
+  for (std::string_view lib : {"torch", "torchvision", "torchaudio", "torchtext", "numpy", "np", "os", "sys", "math",
+                               "time", "random", "json", "logging", "collections", "functools", "itertools",
+                               "typing", "re", "copy", "argparse", "transformers", "accelerate", "lightning",
+                               "pytorch_lightning", "tqdm", "PIL", "cv2", "scipy", "sklearn", "wandb", "datasets",
+                               "einops", "timm", "pathlib", "shutil", "subprocess", "pickle", "yaml", "glob",
+                               "warnings", "datetime", "contextlib", "dataclasses", "pandas", "matplotlib",
+                               "tensorboard", "tensorboardX", "apex", "deepspeed", "fairscale", "huggingface_hub"})
+    if (root == lib) return true;
+  return false;
+}
+
+bool move_name(std::string_view name) {
+  return name == "cuda" || name == "to" || name == "train" || name == "float" || name == "half" ||
+         name == "bfloat16" || name == "cpu" || name == "eval";
+}
+
+}  // namespace
+
+void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TSNode)>& visit) const {
+  const Bindings& b = bindings();
+  const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
+  const auto found = index.find(t(callee));
+  if (found == index.end()) return;
+  for (size_t ai : found->second) {
+    TSNode v = all_assigns[ai].value;
+    for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
+      const TSNode fn = field(v, "function");
+      const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
+      // Chained module moves (`Net().cuda()`, `.to(device)`, `.train()`) and wrappers that run the
+      // module they wrap (DDP, DataParallel, torch.compile, FSDP).
+      if (is(fn, "attribute") && move_name(name)) {
+        v = field(fn, "object");
+        continue;
+      }
+      if (name == "DistributedDataParallel" || name == "DDP" || name == "DataParallel" || name == "compile" ||
+          name == "FullyShardedDataParallel" || name == "FSDP") {
+        const TSNode args = field(v, "arguments");
+        v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
+        continue;
+      }
+      break;
+    }
+    if (!null(v) && visit(v)) return;
+  }
+}
+
+void Model::Impl::link_external() {
+  fn_external.assign(functions.size(), -1);
+  if (!project) return;
+  external = project->step_entries(src.path());
+  for (size_t e = 0; e < external.size(); ++e) {
+    const std::string& name = external[e].function;
+    size_t fi = SIZE_MAX;
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos) {
+      // A module-level function of that name (not a method that happens to share it).
+      if (auto it = functions_by_name.find(name); it != functions_by_name.end())
+        for (size_t f : it->second)
+          if (is(ts_node_parent(functions[f].node), "module") ||
+              (is(ts_node_parent(functions[f].node), "decorated_definition") &&
+               is(ts_node_parent(ts_node_parent(functions[f].node)), "module")))
+            fi = f;
+    } else {
+      const std::string cls = name.substr(0, dot), method = name.substr(dot + 1);
+      auto it = class_methods.find(name);
+      // Calling an instance runs __call__, which for an nn.Module is forward().
+      if (it == class_methods.end() && method == "__call__") it = class_methods.find(cls + ".forward");
+      if (it != class_methods.end()) fi = it->second;
+    }
+    if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_name(functions[fi].name)) continue;
+    if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);
+  }
+}
+
+std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
+  if (null(callee) || depth > 4) return {};
+  if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
+  std::string found;
+  for_each_built_from(callee, [&](TSNode v) {
+    if (is(v, "call")) {
+      const std::string q = qualname_of(field(v, "function"));
+      if (!q.empty() && !library_root(q) && q.find('.') != std::string::npos) found = q;
+    } else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) {
+      found = instance_qualname(v, depth + 1);
+    }
+    return !found.empty();
+  });
+  return found;
+}
+
+std::string Model::Impl::outgoing_target(const CallInfo& c) const {
+  if (!c.qualname.empty()) {
+    // `maximum_path(...)`, `commons.rand_slice_segments(...)`, `misc.MetricLogger.update` is not
+    // written this way (an instance's method), so a qualified name is a function or a class.
+    if (library_root(c.qualname) || c.qualname.find('.') == std::string::npos) return {};
+    return c.qualname;
+  }
+  // `model(x)`, `self.loss_fn(p, y)`: an instance of an imported class runs its __call__.
+  if (is(c.function, "identifier") || (is(c.function, "attribute") && is(c.receiver, "identifier") &&
+                                       t(c.receiver) == "self")) {
+    if (auto q = instance_qualname(c.function); !q.empty()) return q + ".__call__";
+    return {};
+  }
+  // `logger.update(loss=l)`, `self.criterion.build_targets(...)`: a method of such an instance.
+  if (is(c.function, "attribute") && !c.method.empty() && !move_name(c.method))
+    if (auto q = instance_qualname(c.receiver); !q.empty()) return q + "." + std::string(c.method);
+  return {};
+}
+
+std::vector<StepCall> Model::step_calls() const {
+  std::vector<StepCall> out;
+  const bool cuda = uses_cuda();
+  for (const CallInfo& c : impl_->calls) {
+    std::string target = impl_->outgoing_target(c);
+    if (target.empty()) continue;
+    const StepContext sc = step_context(c.node);
+    if (!sc.per_step()) continue;
+    StepCall s;
+    s.target = std::move(target);
+    s.line = impl_->src.position(ts_node_start_byte(c.node)).line;
+    s.path = sc.reached_from;
+    s.cuda = cuda;
+    s.positional = static_cast<uint32_t>(c.positional.size());
+    s.opaque_args = c.star_args || c.unresolved_kwargs;
+    for (const Argument& a : c.keywords)
+      if (a.name != "**") s.keywords.emplace_back(a.name);
+    if (!s.path.empty() && !cuda)
+      for (const auto& e : impl_->external)
+        if (e.path == s.path) s.cuda = e.cuda;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string Model::cuda_step_path() const {
+  for (size_t f = 0; f < impl_->fn_external.size(); ++f) {
+    const int e = impl_->fn_external[f];
+    if (e >= 0 && impl_->external[e].cuda) return impl_->external[e].path;
+  }
+  return {};
+}
+
+}  // namespace perflint
