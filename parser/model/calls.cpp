@@ -19,7 +19,10 @@ void Model::Impl::finish_calls() {
         q == "torch.cuda.current_device" || c.qualname.rfind("torch.cuda.amp.", 0) == 0 ||
         // torch>=2.6's device-generic API (pytorch/examples uses it throughout): on an NVIDIA
         // machine `torch.accelerator.current_accelerator()` is the CUDA device.
-        c.qualname.rfind("torch.accelerator.", 0) == 0)
+        c.qualname.rfind("torch.accelerator.", 0) == 0 ||
+        // Hugging Face Accelerate places the model and batches on the GPU when there is one: its
+        // scripts are GPU scripts (`accelerate launch` on a CUDA machine is what they are for).
+        q == "accelerate.Accelerator" || q == "accelerate.accelerator.Accelerator")
       cuda_node = c.node;
   }
 }

@@ -556,6 +556,9 @@ struct Model::Impl {
   static bool evaluation_name(std::string_view name);
 
   // ---- data loaders ---------------------------------------------------------------------------
+  // The loader a step loop takes its batches from with `next(it)`, `it` made from the loader
+  // (`iter(loader)`, `cycle(dl)`) or by a generator of this file that builds one; -1 when none.
+  int loader_behind_next(const Loop& l) const;
   // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.
   TSNode iterable_base(TSNode e, bool* enumerated) const;
 

@@ -90,6 +90,46 @@ void Model::Impl::link_prepared_loaders() {
   }
 }
 
+int Model::Impl::loader_behind_next(const Loop& l) const {
+  if (loaders.empty()) return -1;
+  const uint32_t lo = ts_node_start_byte(l.node), hi = ts_node_end_byte(l.node);
+  auto first = std::lower_bound(calls.begin(), calls.end(), lo,
+                                [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
+  for (auto ci = first; ci != calls.end(); ++ci) {
+    const CallInfo& c = *ci;
+    if (ts_node_start_byte(c.node) >= hi) break;
+    if (ts_node_start_byte(c.node) < lo || t(c.function) != "next" || c.positional.empty()) continue;
+    const TSNode it = c.positional.front();
+    if (!is(it, "identifier") && !is(it, "attribute")) continue;
+    // `it = iter(loader)`, `dl = cycle(self.dataloader)`: a call handed the loader; or
+    // `data = load_data()`: a generator of this file that builds one (`yield from loader`).
+    const auto& index = is(it, "identifier") ? bindings().by_name : bindings().by_attribute;
+    const auto assigned = index.find(t(it));
+    if (assigned == index.end()) continue;
+    for (size_t ai : assigned->second) {
+      const TSNode v = all_assigns[ai].value;
+      if (!is(v, "call")) continue;
+      const CallInfo* made = call_info(v);
+      if (!made) continue;
+      for (TSNode arg : made->positional)
+        for (size_t d = 0; d < loaders.size(); ++d)
+          if (loader_named(loaders[d], t(arg))) return static_cast<int>(d);
+      if (!is(made->function, "identifier")) continue;
+      const auto fns = functions_by_name.find(t(made->function));
+      if (fns == functions_by_name.end()) continue;
+      for (size_t f : fns->second) {
+        const TSNode body = functions[f].node;
+        if (t(body).find("yield") == std::string_view::npos) continue;
+        for (size_t d = 0; d < loaders.size(); ++d) {
+          const uint32_t at = ts_node_start_byte(loaders[d].call->node);
+          if (at >= ts_node_start_byte(body) && at < ts_node_end_byte(body)) return static_cast<int>(d);
+        }
+      }
+    }
+  }
+  return -1;
+}
+
 void Model::Impl::collect_loaders() {
   for (size_t i = 0; i < calls.size(); ++i) {
     const CallInfo& c = calls[i];
@@ -166,7 +206,18 @@ void Model::Impl::collect_loaders() {
   // loop's): a loop that is not a step in a file without loaders needs neither.
   for (size_t li = 0; li < loops.size(); ++li) {
     Loop& l = loops[li];
-    if ((loaders.empty() && !l.step) || !is(l.node, "for_statement")) continue;
+    if (loaders.empty() && !l.step) continue;
+    if (!is(l.node, "for_statement")) {
+      // `while True: batch = next(it)`
+      if (const int found = l.step ? loader_behind_next(l) : -1; found >= 0) {
+        l.loader = found;
+        loaders[found].loops.push_back(l.node);
+        loaders[found].feeds_step = true;
+        loaders[found].step_loop = l.node;
+        loaders[found].repeated = loaders[found].repeated || l.repeated;
+      }
+      continue;
+    }
     bool enumerated = false;
     TSNode base = iterable_base(field(l.node, "right"), &enumerated);
     std::string base_text(t(base));
@@ -195,6 +246,7 @@ void Model::Impl::collect_loaders() {
         }
       }
     }
+    if (found < 0 && l.step) found = loader_behind_next(l);
     if (found >= 0) {
       l.loader = found;
       loaders[found].loops.push_back(l.node);

@@ -219,12 +219,13 @@ std::vector<SteppedResult> Model::stepped_results() const {
   for (const auto& l : impl_->loops) {
     if (!l.step || !is(l.node, "for_statement")) continue;
     TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
-    if (!is(base, "identifier")) continue;
+    // `for x in loader:`, `for i, (x, _) in enumerate(self.data_loader):`
+    if (!is(base, "identifier") && !is(base, "attribute")) continue;
     const std::string_view name = impl_->t(base);
     for (const auto& a : impl_->all_assigns) {
       if (!is(a.value, "call")) continue;
       int index = -2;
-      if (is(a.target, "identifier") && impl_->t(a.target) == name) index = -1;
+      if ((is(a.target, "identifier") || is(a.target, "attribute")) && impl_->t(a.target) == name) index = -1;
       else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
         auto names = ts::named_children(a.target);
         for (size_t k = 0; k < names.size(); ++k)
