@@ -37,6 +37,7 @@ struct Value {
   double f = 0.0;
   std::string s;
   const ArgOption* from_option = nullptr;  // came from an argparse default
+  std::string from_config;                 // came from a config object: "TrainConfig.num_workers (a dataclass default)"
   TSNode origin{};                         // the literal the value was read from
 
   bool known() const { return kind != Kind::Unknown; }

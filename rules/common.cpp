@@ -63,6 +63,10 @@ std::string origin_note_text(std::string_view param, const Value& value) {
 }
 
 std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value) {
+  if (!value.from_option && !value.from_config.empty() && !ts_node_is_null(value.origin))
+    return out.note(value.origin, std::string(param) + " comes from " + value.from_config + ": " + value.repr() +
+                                      ", line " +
+                                      std::to_string(out.source().position(ts_node_start_byte(value.origin)).line));
   if (!value.from_option) return std::nullopt;
   return out.note(value.from_option->call, origin_note_text(param, value));
 }

@@ -484,6 +484,12 @@ struct Model::Impl {
 
   // ---- values ---------------------------------------------------------------------------------
   Value eval(TSNode n, TSNode function, int depth) const;
+  // `cfg.num_workers` where cfg is a config object whose fields are known statically: built by a
+  // call to a class of this file with class-level defaults (a @dataclass, `field(default=...)`), a
+  // keyword of that call, or a `SimpleNamespace(num_workers=0)`; `config["num_workers"]` of a dict
+  // literal that nothing writes to. Unknown otherwise.
+  Value config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const;
+  TSNode module_class(std::string_view name) const;
 
   // Calls are recorded in pre-order, so their start bytes never decrease: binary search, then the
   // few calls starting at the same byte (`a.b().c()` and `a.b()`).
@@ -595,6 +601,7 @@ struct Model::Impl {
   // Pre-order over every node with a TSTreeCursor (no recursion). Frames are kept incrementally:
   // each level remembers how many frames existed before it, and leaving it restores that.
   void build(TSNode root, const std::vector<std::string>& wanted);
+  TSNode root_node{};  // the module
 
   // An argument `n` (of kind `k`) of call `c`, in the order written; `list` is the argument list.
   void add_argument(CallInfo& c, TSNode n, Sym k, TSNode list);

@@ -221,9 +221,18 @@ void Model::Impl::collect_loaders() {
     bool enumerated = false;
     TSNode base = iterable_base(field(l.node, "right"), &enumerated);
     std::string base_text(t(base));
+    // Of the loaders with that name, the one built in the loop's own function (several functions
+    // of a file may each build a `loader`), else the first.
     int found = -1;
-    for (size_t d = 0; d < loaders.size() && found < 0; ++d)
-      if (loader_named(loaders[d], base_text)) found = static_cast<int>(d);
+    for (size_t d = 0; d < loaders.size(); ++d) {
+      if (!loader_named(loaders[d], base_text)) continue;
+      const Context& built = call_ctx[static_cast<size_t>(loaders[d].call - calls.data())];
+      if (found < 0) found = static_cast<int>(d);
+      if (ts::same(built.function, l.ctx.function)) {
+        found = static_cast<int>(d);
+        break;
+      }
+    }
     // A parameter of the enclosing function: follow its call sites one level.
     if (found < 0 && is(base, "identifier") && !null(l.ctx.function)) {
       const size_t fi = function_index(l.ctx.function);

@@ -76,9 +76,19 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     }
     return Value{};
   }
+  if (k == "subscript") {
+    // `config["num_workers"]` of a dict literal.
+    const TSNode obj = field(n, "value"), sub = field(n, "subscript");
+    if (!is(obj, "identifier") || null(sub)) return Value{};
+    const Value key = eval(sub, function, depth + 1);
+    if (key.kind != Value::Kind::String) return Value{};
+    return config_value(obj, key.s, function, depth);
+  }
   if (k == "attribute") {
     // args.workers -> the argparse default of --workers.
     TSNode obj = field(n, "object");
+    if (is(obj, "identifier"))
+      if (Value c = config_value(obj, t(field(n, "attribute")), function, depth); c.known()) return c;
     // `cfg.find_unused` from a YAML config is not `--find-unused`: only names that hold parsed
     // arguments are read through argparse defaults.
     if (!is(obj, "identifier") || options.empty() ||
@@ -108,6 +118,105 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     }
     d.from_option = opt;
     return d;
+  }
+  return Value{};
+}
+
+TSNode Model::Impl::module_class(std::string_view name) const {
+  for (TSNode st : ts::named_children(root_node)) {
+    if (is(st, "decorated_definition")) st = field(st, "definition");
+    if (is(st, "class_definition") && t(field(st, "name")) == name) return st;
+  }
+  return TSNode{};
+}
+
+Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const {
+  if (depth > 8) return Value{};
+  // The one assignment of the name that `object` sees (its function's, else the module's).
+  const Bindings& b = bindings();
+  const Assign* assigned = nullptr;
+  for (TSNode scope : {function, TSNode{}}) {
+    const ScopeName sk = scope_key(scope, t(object));
+    if (b.opaque.count(sk)) return Value{};
+    auto it = b.assigns.find(sk);
+    if (it == b.assigns.end()) continue;
+    if (it->second.size() != 1) return Value{};
+    assigned = &all_assigns[it->second.front()];
+    break;
+  }
+  if (!assigned) return Value{};
+  // Written to in its scope (`cfg.num_workers = 8`, `config["bs"] = 4`; a module-level config
+  // anywhere): not a constant.
+  const TSNode scope = assigned->ctx.function;
+  auto written = [&](const auto& index, std::string_view key) {
+    const auto it = index.find(key);
+    if (it == index.end()) return false;
+    for (size_t ai : it->second)
+      if (null(scope) || ts::same(all_assigns[ai].ctx.function, scope)) return true;
+    return false;
+  };
+  const std::string attribute = std::string(t(object)) + "." + std::string(field_name);
+  if (written(b.by_subscripted, t(object)) || written(b.by_attribute, attribute)) return Value{};
+  // Any method called on it (`cfg.merge_from_file(path)`, `config.update(d)`) or a setattr(): it
+  // may change.
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& call = calls[i];
+    if (!null(scope) && !ts::same(call_ctx[i].function, scope)) continue;
+    if ((!null(call.receiver) && t(call.receiver) == t(object)) ||
+        (t(call.function) == "setattr" && !call.positional.empty() && t(call.positional.front()) == t(object)))
+      return Value{};
+  }
+  const TSNode v = assigned->value;
+  if (is(v, "dictionary")) {
+    for (TSNode pair : ts::named_children(v)) {
+      if (!is(pair, "pair")) {
+        if (is(pair, "dictionary_splat")) return Value{};
+        continue;
+      }
+      const Value key = eval(field(pair, "key"), TSNode{}, depth + 1);
+      if (key.kind == Value::Kind::String && key.s == field_name) {
+        Value out = eval(field(pair, "value"), assigned->ctx.function, depth + 1);
+        if (out.known() && !out.from_option)
+          out.from_config = std::string(t(object)) + "[\"" + std::string(field_name) + "\"]";
+        return out;
+      }
+    }
+    return Value{};
+  }
+  if (!is(v, "call")) return Value{};
+  const CallInfo* c = call_info(v);
+  if (!c || c->star_args || c->unresolved_kwargs) return Value{};
+  const std::string what = std::string(t(c->function));
+  if (const Argument* a = c->keyword(field_name)) {
+    Value out = eval(a->value, assigned->ctx.function, depth + 1);
+    if (out.known() && !out.from_option) out.from_config = what + "(" + std::string(field_name) + "=...)";
+    return out;
+  }
+  if (what == "SimpleNamespace" || c->qualname == "types.SimpleNamespace") return Value{};
+  // A class of this file: its class-level default, unless __init__ or a positional argument may set it.
+  if (!is(c->function, "identifier") || !c->positional.empty()) return Value{};
+  const TSNode cls = module_class(t(c->function));
+  if (null(cls)) return Value{};
+  const TSNode body = field(cls, "body");
+  if (t(body).find("__init__") != std::string_view::npos || t(body).find("__post_init__") != std::string_view::npos)
+    return Value{};
+  for (TSNode st : ts::named_children(body)) {
+    if (!is(st, "expression_statement")) continue;
+    const TSNode a = ts_node_named_child(st, 0);
+    if (!is(a, "assignment") || t(field(a, "left")) != field_name) continue;
+    TSNode dv = field(a, "right");
+    if (null(dv)) return Value{};  // `num_workers: int` with no default: the call must pass it
+    // `field(default=4)`
+    if (is(dv, "call") && last_component(t(field(dv, "function"))) == "field") {
+      const CallInfo* fc = call_info(dv);
+      const Argument* d = fc ? fc->keyword("default") : nullptr;
+      if (!d) return Value{};
+      dv = d->value;
+    }
+    Value out = eval(dv, TSNode{}, depth + 1);
+    if (out.known() && !out.from_option)
+      out.from_config = std::string(t(c->function)) + "." + std::string(field_name) + ", a class-level default";
+    return out;
   }
   return Value{};
 }

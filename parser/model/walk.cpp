@@ -4,6 +4,7 @@
 namespace perflint {
 
 void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
+  root_node = root;
   const TSLanguage* lang = ts::python_language();
   // symbol -> slot for the wanted kinds; the engine asks for the same kinds every file.
   struct SlotCache {
