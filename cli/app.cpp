@@ -1,6 +1,7 @@
 // The `perflint` program: options -> config -> rule sets -> discovery -> parallel lint -> report.
 // Expected failures are messages and exit code 2; the one catch for unexpected exceptions is here.
 #include "cli/app.hpp"
+#include "cli/cache.hpp"
 #include "cli/calibrate_cmd.hpp"
 #include "cli/probe_cmd.hpp"
 #include "cli/probe_merge.hpp"
@@ -334,6 +335,17 @@ int run_lint(const Options& o) {
   if (o.diff) return run_diff(jobs, ro, discovery, o);
   FixRun fixed;
   if (o.fix) fixed = fix_files(jobs, ro, o.unsafe_fixes, true);
+  // The result cache: for the plain lint (a fix rewrites files and lints them again in memory).
+  std::optional<ResultCache> cache;
+  const char* no_cache_env = std::getenv("PERFLINT_NO_CACHE");
+  if (!o.fix && !o.reads_stdin() && !o.no_cache && !(no_cache_env && *no_cache_env && std::string(no_cache_env) != "0")) {
+    std::string dir = o.cache_dir;
+    if (dir.empty())
+      if (const char* env = std::getenv("PERFLINT_CACHE_DIR"); env && *env) dir = env;
+    if (dir.empty()) dir = (std::filesystem::path(cwd) / ".perflint_cache").string();
+    cache.emplace(dir);
+    ro.cache = &*cache;
+  }
   LintRun run = o.fix ? std::move(fixed.run) : lint_files(jobs, ro);
   std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
 

@@ -179,6 +179,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--show-settings", o.show_settings, "Print the settings in force (config file, rules, excludes, probe defaults), then exit");
   app.add_flag("--no-respect-gitignore", o.no_respect_gitignore,
                "Also search files that .gitignore or .git/info/exclude ignore (default: skip them)");
+  app.add_flag("--no-cache", o.no_cache,
+               "Lint every file afresh: do not read or write the result cache (also PERFLINT_NO_CACHE=1)");
+  app.add_option("--cache-dir", o.cache_dir,
+                 "Where results are cached (default: .perflint_cache in the current directory, or "
+                 "PERFLINT_CACHE_DIR)")
+      ->type_name("DIR");
   app.add_flag("--statistics", o.statistics,
                "Print how many findings each rule has, not the findings (json: an array of code, name, count, fixable)");
   bool no_show_source = false;

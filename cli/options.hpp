@@ -45,6 +45,8 @@ struct Options {
   bool show_files = false;          // print the files that would be linted, lint nothing
   bool show_settings = false;       // print the settings in force, lint nothing
   bool no_respect_gitignore = false;  // --no-respect-gitignore: search what .gitignore ignores too
+  bool no_cache = false;              // --no-cache: no result cache
+  std::string cache_dir;              // --cache-dir (empty: PERFLINT_CACHE_DIR or ./.perflint_cache)
   bool statistics = false;
   bool show_source = true;
   ColorChoice color = ColorChoice::Auto;

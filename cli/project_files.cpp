@@ -557,4 +557,28 @@ std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file)
   return entries_of(self, 0);
 }
 
+std::string FileProjectContext::fingerprint(const std::string& file) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::string root = linker_root(self);
+  std::vector<std::string> files = project_python_files(root);
+  if (files.empty()) {  // too many files for the linker: the siblings are what is read
+    root = self.parent_path().string();
+    for (fs::directory_iterator d(root, ec), end; !ec && d != end; d.increment(ec))
+      if (d->path().extension() == ".py") files.push_back(d->path().lexically_normal().string());
+    std::sort(files.begin(), files.end());
+  }
+  if (auto it = fingerprints_.find(root); it != fingerprints_.end()) return it->second;
+  std::string out = root;
+  for (const std::string& f : files) {
+    out.append("\n").append(f);
+    const auto size = fs::file_size(f, ec);
+    out.append(" ").append(ec ? "?" : std::to_string(size));
+    const auto time = fs::last_write_time(f, ec);
+    out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
+  }
+  return fingerprints_.emplace(root, std::move(out)).first->second;
+}
+
 }  // namespace perflint

@@ -40,6 +40,9 @@ class FileProjectContext final : public ProjectContext {
   // parsed.
   std::vector<StepEntry> step_entries(const std::string& file) override;
   static constexpr int kMaxDepth = 6;
+  // Every .py file's path, size and modification time under the linker's root (the file's own
+  // directory when the project is too large for the linker), computed once per root per run.
+  std::string fingerprint(const std::string& file) override;
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
@@ -71,6 +74,7 @@ class FileProjectContext final : public ProjectContext {
   int summarising_depth_ = 0;                               // linker summaries being made, nested
   bool cycle_cut_ = false;                                  // a look-up met a file being computed
   std::map<std::string, std::unique_ptr<ModuleSummary>> linked_;  // summaries made with this context
+  std::map<std::string, std::string> fingerprints_;                // root -> fingerprint
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists

@@ -44,7 +44,14 @@ FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser
   // The engine takes the bytes by value; a copy is kept only while we may need it for snippets.
   std::string copy;
   if (options.keep_sources) copy = read.bytes;
-  FileResult r = lint_buffer(job.path, std::move(read.bytes), *job.rules, parser, options.project);
+  std::string key;
+  std::optional<FileResult> cached;
+  if (options.cache && !job.content) {
+    key = ResultCache::key(job.path, read.bytes, *job.rules, options.project ? options.project->fingerprint(job.path) : "");
+    cached = options.cache->load(key, job.path);
+  }
+  FileResult r = cached ? std::move(*cached) : lint_buffer(job.path, std::move(read.bytes), *job.rules, parser, options.project);
+  if (options.cache && !job.content && !cached) options.cache->store(key, r);
   if (options.keep_sources && worth_keeping(r)) {
     // Spans index the text after the BOM (SourceFile drops it); keep the same text for snippets.
     if (copy.rfind("\xEF\xBB\xBF", 0) == 0) copy.erase(0, 3);

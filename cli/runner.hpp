@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cache.hpp"
 #include "parser/project.hpp"
 #include "util/io.hpp"
 #include "rules/engine.hpp"
@@ -29,6 +30,8 @@ struct RunnerOptions {
   bool keep_sources = true;
   // Sibling-module summaries shared by all files of the run (cross-file training steps); optional.
   ProjectContext* project = nullptr;
+  // The on-disk result cache (cli/cache.hpp); null: none. Not used for content given in the job.
+  ResultCache* cache = nullptr;
 };
 
 struct LintRun {

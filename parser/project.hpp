@@ -100,6 +100,12 @@ class ProjectContext {
     (void)file;
     return {};
   }
+  // A fingerprint of everything outside `file` that the answers above read for it (for the result
+  // cache: when it changes, a cached result of `file` is stale). Empty: no project.
+  virtual std::string fingerprint(const std::string& file) {
+    (void)file;
+    return {};
+  }
 };
 
 // Builds the summary of one source text (used by ProjectContext; exposed for tests). With a project,

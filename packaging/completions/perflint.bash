@@ -17,7 +17,7 @@ _perflint() {
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "-h --help --version --select --extend-select --ignore --output-format -o
       --output --exit-zero --statistics -q --quiet -s --silent --show-files --show-settings
-      --no-respect-gitignore --no-show-source --no-color --color -j --jobs --config
+      --no-respect-gitignore --no-cache --cache-dir --no-show-source --no-color --color -j --jobs --config
       --isolated --stdin-filename --max-file-size --fix --diff --unsafe-fixes --probe --steps --warmup --timeout
       --python --show-output --verify --verify-runs --report-html --trace -m --module --evidence-dir --baseline --fail-on-regression --nproc" -- "$cur"))
     return

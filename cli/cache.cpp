@@ -1,0 +1,279 @@
+// The on-disk result cache (see cache.hpp).
+#include "cli/cache.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "rules/registry.hpp"
+#include "rules/rule.hpp"
+#include "util/io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace perflint {
+
+namespace {
+
+constexpr std::string_view kMagic = "perflint-cache 1\n";
+
+uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  static const char* d = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[i] = d[v & 15];
+  return out;
+}
+
+// This build: the version, and the executable's size and modification time (a rebuild with other
+// rules must not read results of the old one).
+const std::string& build_id() {
+  static const std::string id = [] {
+    std::string s = std::string("perflint ") + PERFLINT_VERSION;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      s += " " + std::to_string(fs::file_size(exe, ec));
+      const auto t = fs::last_write_time(exe, ec);
+      if (!ec) s += " " + std::to_string(t.time_since_epoch().count());
+    }
+    return s;
+  }();
+  return id;
+}
+
+// Writer and reader of the format: numbers as decimal followed by a space, strings as their
+// length, ':' and the bytes.
+struct Out {
+  std::string s;
+  void n(uint64_t v) { s.append(std::to_string(v)).push_back(' '); }
+  void str(std::string_view v) {
+    s.append(std::to_string(v.size())).push_back(':');
+    s.append(v);
+  }
+  void pos(const Position& p) { n(p.line), n(p.column); }
+  void span(const Span& sp) { n(sp.start_byte), n(sp.end_byte), pos(sp.start), pos(sp.end); }
+};
+
+struct In {
+  std::string_view s;
+  bool ok = true;
+  uint64_t n() {
+    uint64_t v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec != std::errc() || r.ptr == s.data() + s.size() || *r.ptr != ' ') {
+      ok = false;
+      return 0;
+    }
+    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
+    return v;
+  }
+  uint32_t n32() {
+    const uint64_t v = n();
+    if (v > UINT32_MAX) ok = false;
+    return static_cast<uint32_t>(v);
+  }
+  std::string str() {
+    uint64_t len = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), len);
+    if (r.ec != std::errc() || r.ptr == s.data() + s.size() || *r.ptr != ':') {
+      ok = false;
+      return {};
+    }
+    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
+    if (len > s.size()) {
+      ok = false;
+      return {};
+    }
+    std::string v(s.substr(0, len));
+    s.remove_prefix(len);
+    return v;
+  }
+  Position pos() {
+    Position p;
+    p.line = n32();
+    p.column = n32();
+    return p;
+  }
+  Span span() {
+    Span sp;
+    sp.start_byte = n32();
+    sp.end_byte = n32();
+    sp.start = pos();
+    sp.end = pos();
+    return sp;
+  }
+};
+
+}  // namespace
+
+std::string serialize_result(const FileResult& r) {
+  Out o;
+  o.s.append(kMagic);
+  o.n(r.lines), o.n(r.linted ? 1 : 0);
+  o.n(r.findings.size());
+  for (const Finding& f : r.findings) {
+    o.str(f.rule ? f.rule->code : "");
+    o.n(static_cast<uint64_t>(f.severity));
+    o.span(f.span);
+    o.str(f.message), o.str(f.fix_hint);
+    o.n(f.notes.size());
+    for (const Note& note : f.notes) {
+      o.str(note.message);
+      o.n(note.span ? 1 : 0);
+      if (note.span) o.span(*note.span);
+    }
+    o.n(f.fix ? 1 : 0);
+    if (f.fix) {
+      o.str(f.fix->title), o.n(f.fix->safe ? 1 : 0), o.n(f.fix->edits.size());
+      for (const Edit& e : f.fix->edits) o.n(e.start_byte), o.n(e.end_byte), o.str(e.replacement), o.pos(e.start), o.pos(e.end);
+    }
+  }
+  o.n(r.errors.size());
+  for (const FileError& e : r.errors) {
+    o.n(static_cast<uint64_t>(e.kind)), o.str(e.message), o.n(e.position ? 1 : 0);
+    if (e.position) o.pos(*e.position);
+  }
+  o.n(r.notices.size());
+  for (const Notice& n : r.notices) {
+    o.str(n.message), o.n(n.position ? 1 : 0);
+    if (n.position) o.pos(*n.position);
+  }
+  return std::move(o.s);
+}
+
+std::optional<FileResult> deserialize_result(std::string_view data, const std::string& path) {
+  if (!data.starts_with(kMagic)) return std::nullopt;
+  In in{data.substr(kMagic.size())};
+  FileResult r;
+  r.path = path;
+  r.lines = in.n32();
+  r.linted = in.n() == 1;
+  const uint64_t findings = in.n();
+  for (uint64_t i = 0; in.ok && i < findings; ++i) {
+    Finding f;
+    const Rule* rule = find_rule(in.str());
+    if (!rule) return std::nullopt;  // a rule this build does not have
+    f.rule = &rule->info();
+    const uint64_t sev = in.n();
+    if (sev > static_cast<uint64_t>(Severity::Error)) return std::nullopt;
+    f.severity = static_cast<Severity>(sev);
+    f.path = path;
+    f.span = in.span();
+    f.message = in.str();
+    f.fix_hint = in.str();
+    const uint64_t notes = in.n();
+    for (uint64_t k = 0; in.ok && k < notes; ++k) {
+      Note note;
+      note.message = in.str();
+      if (in.n() == 1) note.span = in.span();
+      f.notes.push_back(std::move(note));
+    }
+    if (in.n() == 1) {
+      Fix fix;
+      fix.title = in.str();
+      fix.safe = in.n() == 1;
+      const uint64_t edits = in.n();
+      for (uint64_t k = 0; in.ok && k < edits; ++k) {
+        Edit e;
+        e.start_byte = in.n32();
+        e.end_byte = in.n32();
+        e.replacement = in.str();
+        e.start = in.pos();
+        e.end = in.pos();
+        fix.edits.push_back(std::move(e));
+      }
+      f.fix = std::move(fix);
+    }
+    r.findings.push_back(std::move(f));
+  }
+  const uint64_t errors = in.n();
+  for (uint64_t i = 0; in.ok && i < errors; ++i) {
+    FileError e;
+    const uint64_t kind = in.n();
+    if (kind > static_cast<uint64_t>(FileError::Kind::Config)) return std::nullopt;
+    e.kind = static_cast<FileError::Kind>(kind);
+    e.path = path;
+    e.message = in.str();
+    if (in.n() == 1) e.position = in.pos();
+    r.errors.push_back(std::move(e));
+  }
+  const uint64_t notices = in.n();
+  for (uint64_t i = 0; in.ok && i < notices; ++i) {
+    Notice n;
+    n.path = path;
+    n.message = in.str();
+    if (in.n() == 1) n.position = in.pos();
+    r.notices.push_back(std::move(n));
+  }
+  if (!in.ok || !in.s.empty()) return std::nullopt;
+  return r;
+}
+
+std::string ResultCache::key(const std::string& path, const std::string& bytes, const RuleSet& rules,
+                             const std::string& project_fingerprint) {
+  std::error_code ec;
+  std::string k = build_id();
+  k += '\n';
+  k += fs::absolute(path, ec).lexically_normal().string();
+  k += '\n';
+  for (const Rule* r : rules.rules) k.append(r->info().code).push_back(',');
+  for (const auto& [code, sev] : rules.severity) k.append(code).append("=").append(to_string(sev)).push_back(',');
+  k += '\n';
+  k += project_fingerprint;
+  k += '\n';
+  // Two independent 64-bit hashes of the whole: a collision needs both.
+  const uint64_t a = fnv1a(bytes, fnv1a(k));
+  const uint64_t b = fnv1a(k, fnv1a(bytes, 0x9e3779b97f4a7c15ull));
+  return hex(a) + hex(b);
+}
+
+std::optional<FileResult> ResultCache::load(const std::string& key, const std::string& path) const {
+  const FileRead read = read_whole_file((fs::path(dir_) / key.substr(0, 2) / key).string(), 64ull << 20);
+  std::optional<FileResult> r;
+  if (read.status == FileRead::Status::Ok) r = deserialize_result(read.bytes, path);
+  ++(r ? hits_ : misses_);
+  return r;
+}
+
+void ResultCache::store(const std::string& key, const FileResult& result) {
+  std::error_code ec;
+  const fs::path sub = fs::path(dir_) / key.substr(0, 2);
+  if (!prepared_.exchange(true)) {
+    fs::create_directories(dir_, ec);
+    if (ec) return;
+    // Tell backup tools and git that this is a cache (https://bford.info/cachedir/).
+    std::ofstream(fs::path(dir_) / "CACHEDIR.TAG")
+        << "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by perflint.\n";
+    std::ofstream(fs::path(dir_) / ".gitignore") << "# Automatically created by perflint.\n*\n";
+  }
+  fs::create_directories(sub, ec);
+  if (ec) return;  // read-only tree: run without a cache, say nothing
+  std::ostringstream tmp_name;
+  tmp_name << key << ".tmp." << std::this_thread::get_id();
+  const fs::path tmp = sub / tmp_name.str();
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    const std::string data = serialize_result(result);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, sub / key, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+}  // namespace perflint

@@ -1,0 +1,140 @@
+// The result cache (cli/cache.hpp): what is stored reads back the same; a malformed entry is a miss;
+// a second run reads the cache instead of linting; a change to the file, a file of its project, or
+// the rules makes a new key; --no-cache reads nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cache.hpp"
+#include "rules/engine.hpp"
+#include "tests/cli_support.hpp"
+
+namespace fs = std::filesystem;
+using perflint::testing::contains;
+using perflint::testing::run_perflint;
+using perflint::testing::slurp;
+using perflint::testing::TempDir;
+
+namespace perflint {
+namespace {
+
+FileResult lint_example() {
+  const std::string path = std::string(PERFLINT_SOURCE_DIR) + "/examples/train.py";
+  ts::Parser parser;
+  return lint_buffer(path, slurp(path), make_rule_set({"ALL"}, {}), parser);
+}
+
+TEST(ResultCache, WhatIsStoredReadsBackTheSame) {
+  const FileResult r = lint_example();
+  ASSERT_GE(r.findings.size(), 5u);
+  const bool has_fix = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.fix.has_value(); });
+  const bool has_note_span = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return std::any_of(f.notes.begin(), f.notes.end(), [](const Note& n) { return n.span.has_value(); });
+  });
+  ASSERT_TRUE(has_fix && has_note_span);
+  const std::string data = serialize_result(r);
+  const auto back = deserialize_result(data, r.path);
+  ASSERT_TRUE(back.has_value());
+  // Serialising what was read gives the same bytes: every field made the trip.
+  EXPECT_EQ(serialize_result(*back), data);
+  ASSERT_EQ(back->findings.size(), r.findings.size());
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    EXPECT_EQ(back->findings[i].rule, r.findings[i].rule);
+    EXPECT_EQ(back->findings[i].message, r.findings[i].message);
+    EXPECT_EQ(back->findings[i].path, r.path);
+  }
+  EXPECT_EQ(back->lines, r.lines);
+}
+
+TEST(ResultCache, MalformedEntriesAreMisses) {
+  const std::string data = serialize_result(lint_example());
+  // Every truncation, and a byte changed at many places: never a crash, never a partial result.
+  for (size_t cut = 0; cut < data.size(); cut += 7) EXPECT_FALSE(deserialize_result(data.substr(0, cut), "x.py"));
+  EXPECT_FALSE(deserialize_result(data + "junk", "x.py"));
+  EXPECT_FALSE(deserialize_result("perflint-cache 0\n" + data.substr(17), "x.py"));
+  for (size_t at = 17; at < data.size(); at += 13) {
+    std::string bad = data;
+    bad[at] = bad[at] == '9' ? 'x' : '9';
+    (void)deserialize_result(bad, "x.py");  // may parse (a digit in a message) or not: must not crash
+  }
+}
+
+TEST(ResultCache, KeysChangeWithWhatTheResultDependsOn) {
+  const RuleSet all = make_rule_set({"ALL"}, {}), one = make_rule_set({"PFL201"}, {});
+  const std::string k = ResultCache::key("a/train.py", "x = 1\n", all, "fp");
+  EXPECT_EQ(k, ResultCache::key("a/train.py", "x = 1\n", all, "fp"));
+  EXPECT_NE(k, ResultCache::key("b/train.py", "x = 1\n", all, "fp"));
+  EXPECT_NE(k, ResultCache::key("a/train.py", "x = 2\n", all, "fp"));
+  EXPECT_NE(k, ResultCache::key("a/train.py", "x = 1\n", one, "fp"));
+  EXPECT_NE(k, ResultCache::key("a/train.py", "x = 1\n", all, "fp2"));
+}
+
+const char* kTrain = R"(import torch
+from helper import log_loss
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(loss.item())
+        log_loss(loss)
+)";
+
+// Every cache entry under `dir` with `from` replaced by `to` (same length: the format's lengths hold).
+int tamper(const fs::path& dir, const std::string& from, const std::string& to) {
+  int changed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().filename().string().size() != 32) continue;
+    std::string data = slurp(e.path().string());
+    for (size_t at = data.find(from); at != std::string::npos; at = data.find(from, at + 1)) {
+      data.replace(at, from.size(), to);
+      ++changed;
+    }
+    std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << data;
+  }
+  return changed;
+}
+
+TEST(ResultCache, ASecondRunReadsTheCacheUntilSomethingChanges) {
+  TempDir project, cache;
+  project.write("pyproject.toml", "[project]\nname = 'x'\n");
+  project.write("train.py", kTrain);
+  project.write("helper.py", "def log_loss(loss):\n    return loss.item()\n");
+  const std::vector<std::string> args{"--isolated", "--cache-dir", cache.str(), "train.py", "helper.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_EQ(first.exit_code, 1) << first.err;
+  ASSERT_TRUE(contains(first.out, "waits for all queued GPU work")) << first.out;
+  ASSERT_TRUE(fs::exists(cache.path() / "CACHEDIR.TAG"));
+  const auto second = run_perflint(args, project.str());
+  EXPECT_EQ(second.out, first.out);
+  // What the second run printed came from the cache: an entry changed by hand shows.
+  ASSERT_GT(tamper(cache.path(), "waits for all queued", "WAITS FOR ALL QUEUED"), 0);
+  EXPECT_TRUE(contains(run_perflint(args, project.str()).out, "WAITS FOR ALL QUEUED"));
+  // --no-cache (and PERFLINT_NO_CACHE=1) lint afresh.
+  EXPECT_FALSE(contains(run_perflint({"--isolated", "--no-cache", "train.py"}, project.str()).out, "WAITS"));
+  EXPECT_FALSE(contains(run_perflint(args, project.str(), {{"PERFLINT_NO_CACHE", "1"}}).out, "WAITS"));
+  // Other rules: another key.
+  std::vector<std::string> one = args;
+  one.insert(one.begin(), {"--select", "PFL201"});
+  EXPECT_FALSE(contains(run_perflint(one, project.str()).out, "WAITS"));
+  // A file of the project changed (train.py's own bytes did not): its result is stale too.
+  project.write("helper.py", "def log_loss(loss):\n    return float(loss.item())  # changed\n");
+  const auto after = run_perflint(args, project.str());
+  EXPECT_FALSE(contains(after.out, "WAITS")) << after.out;
+  EXPECT_TRUE(contains(after.out, "waits for all queued GPU work"));
+}
+
+TEST(ResultCache, AnUnwritableCacheIsNoError) {
+  TempDir project;
+  project.write("train.py", kTrain);
+  const auto r = run_perflint({"--isolated", "--cache-dir", "/proc/perflint-no-such-dir", "train.py"}, project.str());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.empty() || !contains(r.err, "cache")) << r.err;
+}
+
+}  // namespace
+}  // namespace perflint
