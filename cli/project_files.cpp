@@ -526,7 +526,7 @@ std::vector<StepEntry> FileProjectContext::entries_of(const std::string& file, i
       if (!r || r->first != file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
-                  c.opaque_args};
+                  c.opaque_args, c.host_args};
       auto same = std::find_if(out.begin(), out.end(), [&](const StepEntry& o) { return o.function == e.function; });
       if (same == out.end()) {
         out.push_back(std::move(e));
@@ -537,6 +537,7 @@ std::vector<StepEntry> FileProjectContext::entries_of(const std::string& file, i
         if (std::find(same->keywords.begin(), same->keywords.end(), k) == same->keywords.end()) same->keywords.push_back(k);
       same->positional = std::max(same->positional, e.positional);
       same->opaque_args = same->opaque_args || e.opaque_args;
+      same->host_args = same->host_args && e.host_args;
       if (e.cuda && !same->cuda) {
         same->path = e.path;
         same->cuda = true;

@@ -45,6 +45,7 @@ struct StepCall {
   std::vector<std::string> keywords;
   uint32_t positional = 0;
   bool opaque_args = false;
+  bool host_args = false;  // every argument is a host scalar (`loss.item()`, a literal, an lr)
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -56,6 +57,7 @@ struct StepEntry {
   std::vector<std::string> keywords;
   uint32_t positional = 0;
   bool opaque_args = false;
+  bool host_args = false;  // every call passes only host scalars: an isinstance(x, Tensor) branch never runs
 };
 
 struct ModuleSummary {

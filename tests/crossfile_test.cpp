@@ -140,7 +140,7 @@ TEST(CrossFile, SummariesNameTheIteratedParameters) {
 // The project linker (tests/fixtures/crossfile_linker/): train.py's step runs a model's forward()
 // in models/, which calls utils/ops.py; loss and logger instances of imported classes (their
 // __call__, a method called by keyword); helpers in a cycle of imports; a module with a syntax
-// error. Traps: a helper under an interval guard, one called once per epoch, an evaluation pass, a
+// error. Traps: a meter's tensor branch called with host numbers only, a helper under an interval guard, one called once per epoch, an evaluation pass, a
 // branch switched off by a parameter's or a constructor flag's default, a same-named method of
 // another class, a missing module.
 const fs::path kLinker = kDir.parent_path() / "crossfile_linker";
@@ -203,6 +203,14 @@ TEST(CrossFile, LinkerEntriesAreTheFunctionsTheStepRuns) {
   // report() runs only under `if step % 100 == 0:`, per_epoch() outside the step loop.
   EXPECT_EQ(names(kLinker / "utils" / "metrics.py"), (std::set<std::string>{"update"}));
   EXPECT_EQ(names(kLinker / "engine_eval.py"), std::set<std::string>{});
+  // Called every step, with host numbers only: the entry says so (its tensor branch never runs).
+  const auto meter = project.step_entries((kLinker / "utils" / "meter.py").string());
+  ASSERT_EQ(meter.size(), 1u);
+  EXPECT_EQ(meter[0].function, "Meter.update");
+  EXPECT_TRUE(meter[0].host_args);
+  const auto logger = project.step_entries((kLinker / "utils" / "logger.py").string());
+  ASSERT_EQ(logger.size(), 1u);
+  EXPECT_FALSE(logger[0].host_args);
   EXPECT_EQ(names(kLinker / "train.py"), std::set<std::string>{});
 }
 

@@ -136,12 +136,62 @@ std::vector<StepCall> Model::step_calls() const {
     s.opaque_args = c.star_args || c.unresolved_kwargs;
     for (const Argument& a : c.keywords)
       if (a.name != "**") s.keywords.emplace_back(a.name);
+    s.host_args = !s.opaque_args && (!c.positional.empty() || !c.keywords.empty());
+    for (TSNode p : c.positional) s.host_args = s.host_args && impl_->host_scalar(p, 0);
+    for (const Argument& a : c.keywords) s.host_args = s.host_args && a.name != "**" && impl_->host_scalar(a.value, 0);
     if (!s.path.empty() && !cuda)
       for (const auto& e : impl_->external)
         if (e.path == s.path) s.cuda = e.cuda;
     out.push_back(std::move(s));
   }
   return out;
+}
+
+bool Model::Impl::host_scalar(TSNode e, int depth) const {
+  e = unparenthesized(e);
+  if (null(e) || depth > 3) return false;
+  const std::string_view k = kind(e);
+  if (k == "integer" || k == "float" || k == "true" || k == "false" || k == "none" || k == "string") return true;
+  if (k == "call") {
+    const TSNode fn = field(e, "function");
+    if (is(fn, "attribute") && t(field(fn, "attribute")) == "item") return true;
+    if (is(fn, "identifier")) {
+      const std::string_view f = t(fn);
+      return f == "float" || f == "int" || f == "len" || f == "round" || f == "bool";
+    }
+    return false;
+  }
+  // `optimizer.param_groups[0]["lr"]`
+  if (k == "subscript") return t(e).find(".param_groups[") != std::string_view::npos;
+  if (k == "binary_operator")
+    return host_scalar(field(e, "left"), depth + 1) && host_scalar(field(e, "right"), depth + 1);
+  if (k == "identifier") {
+    // A loop counter: `for step in range(n)`, `for i, batch in enumerate(loader)`.
+    for (TSNode p = ts_node_parent(e); !null(p) && !is(p, "function_definition"); p = ts_node_parent(p)) {
+      if (!is(p, "for_statement")) continue;
+      const TSNode left = field(p, "left"), right = unparenthesized(field(p, "right"));
+      if (!is(right, "call")) continue;
+      const std::string_view fn = t(field(right, "function"));
+      if (fn == "range" && is(left, "identifier") && t(left) == t(e)) return true;
+      if ((fn == "enumerate" || fn == "tqdm.tqdm" || fn == "tqdm") && (is(left, "pattern_list") || is(left, "tuple_pattern"))) {
+        const TSNode first = ts_node_named_child(left, 0);
+        if (fn == "enumerate" && is(first, "identifier") && t(first) == t(e)) return true;
+      }
+    }
+    const std::vector<TSNode> values = [&] {
+      std::vector<TSNode> out;
+      const auto& b = bindings();
+      auto it = b.assigns.find(scope_key(function_containing(e), t(e)));
+      if (it == b.assigns.end() || b.opaque.count(scope_key(function_containing(e), t(e)))) return out;
+      for (size_t ai : it->second) out.push_back(all_assigns[ai].value);
+      return out;
+    }();
+    if (values.empty()) return false;
+    for (TSNode v : values)
+      if (!host_scalar(v, depth + 1)) return false;
+    return true;
+  }
+  return false;
 }
 
 std::string Model::cuda_step_path() const {

@@ -413,6 +413,12 @@ struct Model::Impl {
   // Where a per-step call out of the module goes: "models.Net.__call__", "misc.reduce_dict"; empty
   // when it stays in the file or goes to a library.
   std::string outgoing_target(const CallInfo& c) const;
+  // A value that is a Python scalar on the host, never a tensor: a literal, `x.item()`, `float(...)`,
+  // `len(...)`, an optimizer's `param_groups[i][key]`, arithmetic of those, a name only ever
+  // assigned such values in its scope.
+  bool host_scalar(TSNode e, int depth) const;
+  // `isinstance(v, torch.Tensor)` / `torch.is_tensor(v)` among the frames: code that runs for tensors only.
+  bool under_tensor_test(const Context& ctx) const;
 
   std::string_view t(TSNode n) const { return ts::text(n, text); }
 

@@ -217,6 +217,11 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
   w = function_step_where(fi, depth);
   if (w.in() && off_by_default(fi, ctx)) return StepWhere{};
+  // Run by other files' steps that pass only host scalars (`logger.update(loss=loss.item())`): a
+  // branch for tensors (`if isinstance(v, torch.Tensor): v = v.item()`) does not run.
+  if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external &&
+      external[static_cast<size_t>(w.external)].host_args && under_tensor_test(ctx))
+    return StepWhere{};
   if (w.in() && !w.guard)
     for (const auto& f : ctx.frames)
       if (guarded(f)) { w.guard = &f; break; }
@@ -348,6 +353,17 @@ std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
         return std::nullopt;
   }
   return truth;
+}
+
+bool Model::Impl::under_tensor_test(const Context& ctx) const {
+  for (const Frame& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition || null(f.condition)) continue;
+    const std::string_view c = t(f.condition);
+    if ((c.find("isinstance(") != std::string_view::npos && c.find("Tensor") != std::string_view::npos) ||
+        c.find("is_tensor(") != std::string_view::npos)
+      return true;
+  }
+  return false;
 }
 
 int Model::Impl::batch_loop(TSNode expr) const {
