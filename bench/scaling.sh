@@ -70,7 +70,7 @@ for size in $SIZES; do
   echo "$f" > "$WORK/list"
   read -r _ lines bytes _ < <("$FLOOR" < "$WORK/list")
   floor=$(best_of floor_run)
-  lint=$(best_of "$PERFLINT" --isolated --jobs 1 --exit-zero --max-file-size 1GiB --output-format json -o /dev/null "$f")
+  lint=$(best_of "$PERFLINT" --isolated --no-cache --jobs 1 --exit-zero --max-file-size 1GiB --output-format json -o /dev/null "$f")
   read -r fpl ppl ratio < <(awk -v f="$floor" -v p="$lint" -v l="$lines" \
     'BEGIN { printf "%.2f %.2f %.2f\n", f / l * 1e6, p / l * 1e6, p / f }')
   [[ -n $first_per_line ]] || first_per_line=$ppl

@@ -124,7 +124,11 @@ lps_of() { printf '%s\n' "${ROWS[@]}" | awk -F'|' -v t="$1" '$1 == t { print $6 
 perflint_cmd() {  # perflint_cmd JOBS PATH
   local -a iso=()
   "$PERFLINT" --help 2>/dev/null | grep -q -- '--isolated' && iso=(--isolated)
-  PL_CMD=("$PERFLINT" "${iso[@]}" --jobs "$1" --exit-zero --output-format json -o /dev/null "$2")
+  # --no-cache: every run lints afresh (a warm result cache would time reading it; bench/cache.sh
+  # times that on its own).
+  local -a nocache=()
+  "$PERFLINT" --help 2>/dev/null | grep -q -- '--no-cache' && nocache=(--no-cache)
+  PL_CMD=("$PERFLINT" "${iso[@]}" "${nocache[@]}" --jobs "$1" --exit-zero --output-format json -o /dev/null "$2")
 }
 
 echo "timing (best of $RUNS; flake8/pylint best of $SLOW_RUNS) ..."
@@ -136,6 +140,11 @@ if (( HAVE_PERFLINT )); then
   perflint_cmd 1 "$CORPUS"
   if measure "$RUNS" 0 "${PL_CMD[@]}"; then
     row "perflint --jobs 1" "$ALL_FILES" "$ALL_LINES" "$BEST" "$MEDIAN"
+  fi
+  # The project linker's share: the same run with the linker off (PERFLINT_LINKER=0, a benchmark
+  # knob: step_entries answers nothing).
+  if measure "$RUNS" 0 env PERFLINT_LINKER=0 "${PL_CMD[@]}"; then
+    row "perflint --jobs 1, no linker" "$ALL_FILES" "$ALL_LINES" "$BEST" "$MEDIAN"
   fi
   perflint_cmd "$JOBS" "$CORPUS"
   if measure "$RUNS" 0 "${PL_CMD[@]}"; then
@@ -229,6 +238,9 @@ echo
 if (( HAVE_PERFLINT )); then
   ratio "perflint --jobs 1 time / parse floor time" "$(lps_of 'parse floor (1 thread)')" \
         "$(lps_of 'perflint --jobs 1')" '<=' 1.30
+  awk -v on="$(lps_of 'perflint --jobs 1')" -v off="$(lps_of 'perflint --jobs 1, no linker')" 'BEGIN {
+    if (on == "" || off == "" || on == 0) { printf "%-56s n/a\n", "project linker share of perflint --jobs 1"; exit }
+    printf "%-56s %7.1f%%   (time with the linker minus without, over with)\n", "project linker share of perflint --jobs 1", 100 * (1 / on - 1 / off) / (1 / on) }'
   ratio "flake8 time / perflint --jobs 1 time$F8_NOTE" "$(lps_of 'perflint --jobs 1')" \
         "$(lps_of 'flake8 -j 1')" '>=' 20
   if (( PYLINT_FILES > 0 )); then

@@ -4,6 +4,7 @@
 #include "util/io.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -177,6 +178,14 @@ std::vector<std::string> import_lines(std::string_view text) {
     return line.substr(0, line.find('#'));
   };
   while (start < text.size()) {
+    // Most lines are not imports: skip to the next line whose first word may be one.
+    size_t i = start;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < text.size() && text[i] != 'i' && text[i] != 'f') {
+      const size_t end = text.find('\n', i);
+      start = end == std::string_view::npos ? text.size() : end + 1;
+      continue;
+    }
     std::string_view line = next_line();
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     if (!line.starts_with("import ") && !line.starts_with("from ")) continue;
@@ -355,11 +364,12 @@ std::vector<ImportStatement> import_statements(std::string_view text) {
   return out;
 }
 
-std::string dotted_to_path(std::string_view dotted) {
-  std::string p(dotted);
-  for (char& c : p)
-    if (c == '.') c = '/';
-  return p;
+
+bool test_file(const fs::path& rel) {
+  for (const auto& part : rel.parent_path())
+    if (part == "test" || part == "tests" || part == "testing" || part == "_testing") return true;
+  const std::string name = rel.filename().string();
+  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
 }
 
 bool within(const fs::path& p, const fs::path& root) {
@@ -385,38 +395,44 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
   g.usable = !files.empty();
   if (g.usable) {
     const std::set<std::string> known(files.begin(), files.end());
-    auto module_file = [&](const fs::path& base, std::string_view dotted) -> std::string {
-      if (dotted.empty()) {
-        const std::string init = (base / "__init__.py").lexically_normal().string();
-        return known.count(init) ? init : std::string();
+    // Paths are normal already (the walk's), so a module's file is a string concatenation away:
+    // no fs::path arithmetic per import.
+    auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
+      std::string p = base;
+      if (!dotted.empty()) {
+        p.push_back('/');
+        for (char c : dotted) p.push_back(c == '.' ? '/' : c);
+        if (known.count(p + ".py")) return p + ".py";
       }
-      const fs::path p = base / dotted_to_path(dotted);
-      const std::string file = (fs::path(p.string() + ".py")).lexically_normal().string();
-      if (known.count(file)) return file;
-      const std::string init = (p / "__init__.py").lexically_normal().string();
-      return known.count(init) ? init : std::string();
+      p += "/__init__.py";
+      return known.count(p) ? p : std::string();
     };
     for (const std::string& f : files) {
       const FileRead read = read_whole_file(f, max_file_bytes_);
       if (read.status != FileRead::Status::Ok) continue;
       const std::string_view text = read.bytes;
-      if (text.find("backward") != std::string_view::npos || text.find(".step(") != std::string_view::npos)
+      // A training step: a backward and an optimizer step (`loss.backward()`, `accelerator.backward(`,
+      // `scaler.scale(loss).backward()`; `opt.step()`, `scaler.step(opt)`).
+      // Test code is not the project's training step (a test that trains a few steps reaches
+      // helpers the way no run does): tests/, testing/, test_*.py, *_test.py are not seeds.
+      if (text.find(".backward(") != std::string_view::npos && text.find(".step(") != std::string_view::npos &&
+          !test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1)))))
         g.has_step_text.insert(f);
-      const fs::path dir = fs::path(f).parent_path();
+      const std::string dir = f.substr(0, f.rfind('/'));
       std::set<std::string> targets;
       for (const ImportStatement& s : import_statements(text)) {
-        std::vector<fs::path> bases;
+        std::vector<std::string> bases;
         if (s.level > 0) {
-          fs::path b = dir;
-          for (int up = 1; up < s.level; ++up) b = b.parent_path();
-          if (within(b, root)) bases.push_back(b);
+          std::string b = dir;
+          for (int up = 1; up < s.level && b.size() > root.size(); ++up) b = b.substr(0, b.rfind('/'));
+          if (b.size() >= root.size()) bases.push_back(b);
         } else {
           // A script's directory is on sys.path (`from utils import x` next to train.py), and so is
           // the project root (packages).
           bases.push_back(dir);
-          if (dir != fs::path(root)) bases.push_back(root);
+          if (dir != root) bases.push_back(root);
         }
-        for (const fs::path& b : bases) {
+        for (const std::string& b : bases) {
           if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
           // `from pkg import mod`: a submodule.
           for (const std::string& n : s.names)
@@ -474,88 +490,95 @@ std::string linker_root(const fs::path& file) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
   if (fs::exists(fs::path(root) / ".git", ec) || fs::exists(fs::path(root) / "pyproject.toml", ec)) return root;
-  for (int up = 0; up < 4 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up) dir = dir.parent_path();
+  // Up through every package level (a deep module of one package shares its root with the rest).
+  for (int up = 0; up < 32 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up)
+    dir = dir.parent_path();
   return within(fs::path(root), dir) && fs::path(root) != dir ? dir.string() : root;
 }
 
 }  // namespace
 
-std::vector<StepEntry> FileProjectContext::entries_of(const std::string& file, int depth) {
-  if (auto it = entries_.find(file); it != entries_.end()) return it->second;
-  if (entries_busy_.count(file) || depth > kMaxDepth) {
-    cycle_cut_ = true;  // what is computed above this is incomplete: not kept
-    return {};
+namespace {
+
+// Adds `e` to `entries` (one per function: the arguments of every call that runs it merged, the path
+// of the first, or of a CUDA one); true when that changed what a summary of the file would see.
+bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
+  auto same = std::find_if(entries.begin(), entries.end(), [&](const StepEntry& o) { return o.function == e.function; });
+  if (same == entries.end()) {
+    entries.push_back(std::move(e));
+    return true;
   }
-  const bool cut_before = cycle_cut_;
-  cycle_cut_ = false;
-  const std::string root = linker_root(fs::path(file));
-  const ImportGraph& g = graph_for(root);
-  std::vector<StepEntry> out;
-  auto importers = g.importers.find(file);
-  if (!g.usable || importers == g.importers.end()) {
-    cycle_cut_ = cut_before;
-    return entries_.emplace(file, std::move(out)).first->second;
-  }
-  entries_busy_.insert(file);
-  const std::vector<std::string> callers = importers->second;  // copied: the graph map may grow
-  for (const std::string& y : callers) {
-    // A file with no step of its own and run by no other file's step calls nothing every step.
-    if (!g.has_step_text.count(y) && entries_of(y, depth + 1).empty()) continue;
-    const ModuleSummary* summary = nullptr;
-    std::unique_ptr<ModuleSummary> partial;  // made while a cycle was cut short: used, not kept
-    if (auto s = linked_.find(y); s != linked_.end()) {
-      summary = s->second.get();
-    } else {
-      auto made = std::make_unique<ModuleSummary>();
-      const FileRead read = read_whole_file(y, max_file_bytes_);
-      const bool cut_outside = cycle_cut_;
-      cycle_cut_ = false;
-      if (read.status == FileRead::Status::Ok) {
-        ++summarising_depth_;
-        *made = summarize_module(y, read.bytes, summarising_depth_ <= kMaxDepth ? this : nullptr);
-        --summarising_depth_;
-      }
-      summary = made.get();
-      if (cycle_cut_) partial = std::move(made);
-      else linked_.emplace(y, std::move(made));
-      cycle_cut_ = cycle_cut_ || cut_outside;
+  bool changed = false;
+  for (auto& k : e.keywords)
+    if (std::find(same->keywords.begin(), same->keywords.end(), k) == same->keywords.end()) {
+      same->keywords.push_back(k);
+      changed = true;
     }
-    const std::string shown = fs::path(y).lexically_relative(root).generic_string();
-    for (const StepCall& c : summary->step_calls) {
-      const auto r = resolve_target(root, y, c.target);
-      if (!r || r->first != file) continue;
+  if (e.positional > same->positional) same->positional = e.positional, changed = true;
+  if (e.opaque_args && !same->opaque_args) same->opaque_args = true, changed = true;
+  if (!e.host_args && same->host_args) same->host_args = false, changed = true;
+  if (e.cuda && !same->cuda) {
+    same->path = e.path;
+    same->cuda = true;
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+void FileProjectContext::link_root(const std::string& root) {
+  Linked& linked = linked_roots_[root];
+  if (linked.started) return;
+  linked.started = true;  // summaries made below read the table as it grows: no recursion
+  const ImportGraph& g = graph_for(root);
+  if (!g.usable) return;
+  // A worklist to a fixpoint: the files with a training step first; a file whose entries grew is
+  // summarised again (at most kMaxVisits times), its step calls resolved and merged into the files
+  // they reach.
+  std::deque<std::string> work(g.has_step_text.begin(), g.has_step_text.end());
+  std::set<std::string> queued(g.has_step_text.begin(), g.has_step_text.end());
+  std::map<std::string, int> visits;
+  while (!work.empty()) {
+    const std::string file = std::move(work.front());
+    work.pop_front();
+    queued.erase(file);
+    if (++visits[file] > kMaxVisits) continue;
+    const FileRead read = read_whole_file(file, max_file_bytes_);
+    if (read.status != FileRead::Status::Ok) continue;
+    const ModuleSummary summary = summarize_module(file, read.bytes, this);
+    const std::string shown = fs::path(file).lexically_relative(root).generic_string();
+    for (const StepCall& c : summary.step_calls) {
+      const auto r = resolve_target(root, file, c.target);
+      if (!r || r->first == file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
                   c.opaque_args, c.host_args};
-      auto same = std::find_if(out.begin(), out.end(), [&](const StepEntry& o) { return o.function == e.function; });
-      if (same == out.end()) {
-        out.push_back(std::move(e));
-        continue;
-      }
-      // One entry per function: the arguments of every call that runs it, the path of a CUDA one.
-      for (auto& k : e.keywords)
-        if (std::find(same->keywords.begin(), same->keywords.end(), k) == same->keywords.end()) same->keywords.push_back(k);
-      same->positional = std::max(same->positional, e.positional);
-      same->opaque_args = same->opaque_args || e.opaque_args;
-      same->host_args = same->host_args && e.host_args;
-      if (e.cuda && !same->cuda) {
-        same->path = e.path;
-        same->cuda = true;
-      }
+      // A path through more files than kMaxDepth is not followed further.
+      size_t hops = 0;
+      for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
+      if (hops >= static_cast<size_t>(kMaxDepth)) continue;
+      if (merge_entry(linked.entries[r->first], std::move(e)) && queued.insert(r->first).second)
+        work.push_back(r->first);
     }
   }
-  entries_busy_.erase(file);
-  const bool cut = cycle_cut_;
-  cycle_cut_ = cut_before || cut;
-  if (cut) return out;
-  return entries_.emplace(file, std::move(out)).first->second;
 }
 
 std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
+  // PERFLINT_LINKER=0 turns the linker off: a benchmark knob (bench/throughput.sh reports its share).
+  static const bool off = [] {
+    const char* v = std::getenv("PERFLINT_LINKER");
+    return v && std::string_view(v) == "0";
+  }();
+  if (off) return {};
   std::error_code ec;
   const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  return entries_of(self, 0);
+  const std::string root = linker_root(fs::path(self));
+  link_root(root);
+  const auto& entries = linked_roots_[root].entries;
+  const auto it = entries.find(self);
+  return it == entries.end() ? std::vector<StepEntry>{} : it->second;
 }
 
 std::string FileProjectContext::fingerprint(const std::string& file) {

@@ -33,11 +33,11 @@ class FileProjectContext final : public ProjectContext {
   // An unrelated script of the same repository sets its own flag, not this one's.
   std::string project_assigns(const std::string& file, std::string_view attribute) override;
   // The project linker: the functions of `file` that a training step elsewhere in the project runs.
-  // The files that import `file` (resolved from their import statements, relative ones included,
-  // within the project root as above; never outside it) are summarised with this context in turn, so
-  // a path goes through any number of files (at most kMaxDepth); cycles end where they close. A
-  // summary made here is kept for the run; only files with a step of their own or reached by one are
-  // parsed.
+  // Once per project root (the import graph resolved from every file's import statements, relative
+  // ones included, never outside the root): the files with a training step are summarised, their
+  // step calls resolved to the functions they reach, and each file reached is summarised in turn with
+  // what reaches it, to a fixpoint; a path crosses at most kMaxDepth files, cycles included. Only
+  // the table is kept; only files with a step or reached by one are parsed.
   std::vector<StepEntry> step_entries(const std::string& file) override;
   static constexpr int kMaxDepth = 6;
   // Every .py file's path, size and modification time under the linker's root (the file's own
@@ -59,7 +59,7 @@ class FileProjectContext final : public ProjectContext {
     std::string root;
     bool usable = false;                                     // not too many files
     std::map<std::string, std::vector<std::string>> importers;  // file -> files importing it
-    std::set<std::string> has_step_text;                     // files naming backward / .step(
+    std::set<std::string> has_step_text;                     // files naming .backward( and .step(
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
   std::map<std::string, ImportGraph> graphs_;
@@ -68,12 +68,14 @@ class FileProjectContext final : public ProjectContext {
                                                                     const std::string& target);
   std::map<std::string, bool> exists_;  // path -> is a regular file
   bool file_exists(const std::string& path);
-  std::vector<StepEntry> entries_of(const std::string& file, int depth);  // caller holds mu_
-  std::map<std::string, std::vector<StepEntry>> entries_;   // memo
-  std::set<std::string> entries_busy_;                      // being computed (a cycle ends there)
-  int summarising_depth_ = 0;                               // linker summaries being made, nested
-  bool cycle_cut_ = false;                                  // a look-up met a file being computed
-  std::map<std::string, std::unique_ptr<ModuleSummary>> linked_;  // summaries made with this context
+  // The linker's table for a root: each file's step entries, computed once, to a fixpoint.
+  struct Linked {
+    bool started = false;
+    std::map<std::string, std::vector<StepEntry>> entries;  // file -> entries
+  };
+  void link_root(const std::string& root);  // caller holds mu_
+  std::map<std::string, Linked> linked_roots_;
+  static constexpr int kMaxVisits = 8;
   std::map<std::string, std::string> fingerprints_;                // root -> fingerprint
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
