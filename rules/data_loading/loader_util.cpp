@@ -171,7 +171,7 @@ TSNode iterated_batch(const Model& model, TSNode it, int depth);
 // The batch expression that `expr` stands for: the batch itself, or a name bound by a
 // comprehension / `map(lambda ...)` over a batch. Null when it is neither.
 TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
-  expr = strip_parens(expr);
+  expr = strip_parens(unwrap_variable(model, expr));
   if (ts_node_is_null(expr) || depth > 4) return {};
   if (model.is_batch_expression(expr)) return expr;
   if (ts::is(expr, "subscript") || ts::is(expr, "attribute")) {
