@@ -148,6 +148,45 @@ bool chain_has_host_copy(const Model& model, TSNode expr) {
   return false;
 }
 
+bool is_device_tensor_name(const Model& model, TSNode ident) {
+  ident = unparen(ident);
+  if (!is(ident, "identifier")) return false;
+  const std::string_view name = model.text(ident);
+  if (!model.only_plainly_assigned(ident, name)) return false;
+  // Arithmetic that has the name itself among its operands: a tensor stays where it is.
+  const auto updates_itself = [&](TSNode v) {
+    std::vector<TSNode> todo{v};
+    for (int budget = 0; !todo.empty() && budget < 64; ++budget) {
+      TSNode n = unparen(todo.back());
+      todo.pop_back();
+      if (is(n, "identifier") && model.text(n) == name) return true;
+      if (is(n, "binary_operator") || is(n, "unary_operator"))
+        for (TSNode c : ts::named_children(n)) todo.push_back(c);
+    }
+    return false;
+  };
+  const auto placed_on_gpu = [&](TSNode v) {
+    v = unparen(v);
+    const CallInfo* c = is(v, "call") ? model.call(v) : nullptr;
+    if (!c) return false;
+    if (c->method == "cuda") return true;
+    const std::string_view q = c->qualname;
+    const bool factory = starts_with(q, "torch.") && (!torch_non_tensor(q) || q == "torch.tensor" || q == "torch.as_tensor");
+    if (!factory) return false;
+    const Argument* d = c->keyword("device");
+    if (!d) return false;
+    const Value dv = model.evaluate(d->value);
+    if (dv.kind == Value::Kind::String) return starts_with(dv.s, "cuda");
+    return !dv.known() && !is_cpu_literal(model, d->value) && !is(unparen(d->value), "string");
+  };
+  bool placed = false;
+  for (TSNode v : model.visible_values(ident, name)) {
+    if (placed_on_gpu(v)) placed = true;
+    else if (!updates_itself(v)) return false;
+  }
+  return placed;
+}
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
   std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
@@ -159,6 +198,7 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
     const std::string_view k = ts::kind(n);
     if (k == "identifier") {
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
+      if (is_device_tensor_name(model, n)) return true;
     } else if (k == "call") {
       if (chain_has_host_copy(model, n)) continue;
       const CallInfo* c = model.call(n);

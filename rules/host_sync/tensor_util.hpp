@@ -22,6 +22,12 @@ std::vector<std::string> loss_names(const Model& model);
 // one of those. Values already copied to the host (`.item()`, `.cpu()`, `.tolist()`) are not.
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses);
 
+// A plain name every binding of which (in the scope `use` sees) puts a tensor on the GPU:
+// `mloss = torch.zeros(4, device=device)` (a factory with a device that is not the CPU) or
+// `x.cuda()`, and updates that keep it there by arithmetic on the name itself
+// (`mloss = (mloss * i + items) / (i + 1)`). False when any binding is something else or unknown.
+bool is_device_tensor_name(const Model& model, TSNode ident);
+
 // `.cpu()`, `.to("cpu")`, `.tolist()`, `.numpy(force=True)`, `.item()`: a call that copies a
 // tensor to the host.
 bool is_host_copy(const Model& model, const CallInfo& call);
