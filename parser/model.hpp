@@ -132,6 +132,10 @@ class Model {
   // it assigns the name, else the module's. Indexed: O(assignments of that name in that scope), where
   // assigned_values grows with every same-named assignment of the file.
   std::vector<TSNode> visible_values(TSNode use, std::string_view name) const;
+  // True when visible_values(use, name) is every binding of the name in that scope: it is bound
+  // there only by plain `name = value` assignments (not unpacked, a loop target, a parameter,
+  // augmented, `with ... as`), and at least once.
+  bool only_plainly_assigned(TSNode use, std::string_view name) const;
   const ArgOption* arg_option(std::string_view dest) const;
   // True when the file imports the module (or something under it): imports("torch").
   bool imports(std::string_view module) const;

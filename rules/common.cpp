@@ -12,6 +12,19 @@ bool is_dataloader_call(const CallInfo& call) {
   return q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader";
 }
 
+TSNode unwrap_variable(const Model& model, TSNode expr) {
+  for (int guard = 0; guard < 4; ++guard) {
+    while (ts::is(expr, "parenthesized_expression") && ts_node_named_child_count(expr) > 0)
+      expr = ts_node_named_child(expr, 0);
+    const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
+    if (!c || (c->qualname != "torch.autograd.Variable" && c->qualname != "torch.autograd.variable.Variable") ||
+        c->star_args || c->positional.empty())
+      break;
+    expr = c->positional.front();
+  }
+  return expr;
+}
+
 bool inference_only(const Model& model) {
   if (model.has_step_loop()) return false;
   bool says_so = false;

@@ -11,6 +11,11 @@ namespace perflint {
 
 bool is_dataloader_call(const CallInfo& call);
 
+// `Variable(x)` / `Variable(x, requires_grad=True)` (torch.autograd.Variable: deprecated, an identity
+// on tensors since PyTorch 0.4, so it changes neither the device nor whose data it is): the wrapped
+// expression, through nested wrappers. Any other node is returned as it is.
+TSNode unwrap_variable(const Model& model, TSNode expr);
+
 // A file that only evaluates models: it has no training step (no step loop, no `.backward()`, no
 // optimizer, no `.train()`) and says it does not train (`.eval()`, `requires_grad_(False)`,
 // `torch.no_grad()`, `torch.inference_mode()`). Metrics and quantisation scripts set TF32 off or

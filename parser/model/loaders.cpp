@@ -275,6 +275,41 @@ void Model::Impl::collect_loaders() {
       bound_names(left, text, l.batch_names);
     }
   }
+  // `Variable(x)` (torch.autograd.Variable, an identity since PyTorch 0.4): the value it wraps.
+  const auto unwrap_variable = [&](TSNode v) {
+    for (int guard = 0; guard < 4 && is(v, "call"); ++guard) {
+      const std::string q = qualname_of(field(v, "function"));
+      if (q != "torch.autograd.Variable" && q != "torch.autograd.variable.Variable") break;
+      TSNode args = field(v, "arguments");
+      if (null(args) || ts_node_named_child_count(args) == 0) break;
+      TSNode first = ts_node_named_child(args, 0);
+      if (is(first, "keyword_argument") || is(first, "list_splat") || is(first, "dictionary_splat")) break;
+      v = first;
+    }
+    return v;
+  };
+  const auto from_names = [&](TSNode value, const std::vector<std::string_view>& names) {
+    TSNode r = root_identifier(unwrap_variable(value));
+    return !null(r) && std::find(names.begin(), names.end(), t(r)) != names.end();
+  };
+  // `x, y = batch`, `x = Variable(batch[0])` bind batch names; `x, y = batch["x"], other` pairs the
+  // sides element by element (only `x` is a batch name). Returns false when `value` is a tuple that
+  // cannot be paired (a starred element, another arity): nothing is bound then.
+  const auto bind_batch = [&](TSNode target, TSNode value, std::vector<std::string_view>& names) {
+    const bool tuple_target = is(target, "pattern_list") || is(target, "tuple_pattern");
+    if (tuple_target && (is(value, "expression_list") || is(value, "tuple"))) {
+      const auto targets = ts::named_children(target), values = ts::named_children(value);
+      if (targets.size() != values.size()) return false;
+      for (size_t k = 0; k < values.size(); ++k)
+        if (is(targets[k], "list_splat_pattern") || is(values[k], "list_splat")) return false;
+      for (size_t k = 0; k < values.size(); ++k)
+        if (from_names(values[k], names)) bound_names(targets[k], text, names);
+      return true;
+    }
+    if (!from_names(value, names)) return false;
+    bound_names(target, text, names);
+    return true;
+  };
   // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`.
   const bool step_loops = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   for (const auto& a : all_assigns) {
@@ -285,11 +320,9 @@ void Model::Impl::collect_loaders() {
       if (it == loop_index.end()) break;
       Loop& l = loops[it->second];
       if (!l.step) break;
-      TSNode r = root_identifier(a.value);
-      bool from_batch = !null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end();
       // `batch = next(it)` in a while loop over an iterator.
-      if (!from_batch && is(a.value, "call") && t(field(a.value, "function")) == "next") from_batch = true;
-      if (from_batch) bound_names(a.target, text, l.batch_names);
+      if (is(a.value, "call") && t(field(a.value, "function")) == "next") bound_names(a.target, text, l.batch_names);
+      else bind_batch(a.target, a.value, l.batch_names);
       break;
     }
   }
@@ -316,8 +349,7 @@ void Model::Impl::collect_loaders() {
       static const std::vector<size_t> kNone;
       for (size_t ai : in_fn == by_function.end() ? kNone : in_fn->second) {
         const Assign& a = all_assigns[ai];
-        TSNode r = root_identifier(a.value);
-        if (!null(r) && std::find(names.begin(), names.end(), t(r)) != names.end()) bound_names(a.target, text, names);
+        bind_batch(a.target, a.value, names);
       }
       l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
     }

@@ -108,6 +108,19 @@ std::vector<TSNode> Model::visible_values(TSNode use, std::string_view name) con
   return out;
 }
 
+bool Model::only_plainly_assigned(TSNode use, std::string_view name) const {
+  const auto& b = impl_->bindings();
+  auto key = Impl::scope_key(impl_->function_containing(use), name);
+  auto it = b.assigns.find(key);
+  if (it == b.assigns.end()) {
+    // visible_values falls back to the module's bindings only when the function binds nothing.
+    if (b.opaque.count(key)) return false;
+    key = Impl::scope_key(TSNode{}, name);
+    it = b.assigns.find(key);
+  }
+  return it != b.assigns.end() && !it->second.empty() && !b.opaque.count(key);
+}
+
 bool Model::imports(std::string_view module) const {
   for (const auto& m : impl_->imported_modules)
     if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))

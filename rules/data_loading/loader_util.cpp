@@ -14,6 +14,7 @@ namespace perflint::data_loading {
 namespace {
 
 bool null(TSNode n) { return ts_node_is_null(n); }
+TSNode strip_parens(TSNode n);
 
 // `torch.float16`, `torch.bfloat16`, `x.dtype`, a name such as `dtype` or `amp_dtype`: an argument
 // that makes `.to()` a cast, not a device copy.
@@ -56,6 +57,29 @@ TSNode enclosing_loop(TSNode node) {
 }
 
 }  // namespace
+
+std::optional<std::string> cpu_count_expression(const Model& model, TSNode expr) {
+  const auto counts_cpus = [&](TSNode n) {
+    n = strip_parens(n);
+    const CallInfo* c = ts::is(n, "call") ? model.call(n) : nullptr;
+    if (!c || c->star_args || c->unresolved_kwargs) return false;
+    if (c->qualname == "os.cpu_count" || c->qualname == "multiprocessing.cpu_count") return true;
+    // len(os.sched_getaffinity(pid)): the CPUs this process may run on, never empty.
+    if (!ts::is(c->function, "identifier") || model.text(c->function) != "len" || c->positional.size() != 1)
+      return false;
+    TSNode inner = strip_parens(c->positional.front());
+    const CallInfo* a = ts::is(inner, "call") ? model.call(inner) : nullptr;
+    return a && a->qualname == "os.sched_getaffinity";
+  };
+  expr = strip_parens(expr);
+  if (counts_cpus(expr)) return std::string(model.text(expr));
+  if (!ts::is(expr, "identifier")) return std::nullopt;
+  const std::vector<TSNode> values = model.visible_values(expr, model.text(expr));
+  if (values.empty() || !std::all_of(values.begin(), values.end(), counts_cpus)) return std::nullopt;
+  // A name also bound by unpacking, a loop or a parameter has values we did not see.
+  if (!model.only_plainly_assigned(expr, model.text(expr))) return std::nullopt;
+  return std::string(model.text(strip_parens(values.front())));
+}
 
 uint32_t line_of(const Emitter& out, TSNode node) { return out.source().position(ts_node_start_byte(node)).line; }
 
@@ -171,7 +195,7 @@ TSNode iterated_batch(const Model& model, TSNode it, int depth);
 // The batch expression that `expr` stands for: the batch itself, or a name bound by a
 // comprehension / `map(lambda ...)` over a batch. Null when it is neither.
 TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
-  expr = strip_parens(expr);
+  expr = strip_parens(unwrap_variable(model, expr));
   if (ts_node_is_null(expr) || depth > 4) return {};
   if (model.is_batch_expression(expr)) return expr;
   if (ts::is(expr, "subscript") || ts::is(expr, "attribute")) {

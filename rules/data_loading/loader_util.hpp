@@ -48,6 +48,11 @@ std::string enable_flag_hint(const Value& value, std::string_view param);
 // writes True is unsafe.
 std::optional<std::string> persistent_workers_value(const Model& model, const CallInfo& call, const LoaderArg& workers);
 
+// `os.cpu_count()`, `multiprocessing.cpu_count()`, `len(os.sched_getaffinity(0))`, or a name every
+// binding of which is one of those: a worker count that is at least 1 on any machine although its
+// value is not known statically. The expression as written, or nullopt.
+std::optional<std::string> cpu_count_expression(const Model& model, TSNode expr);
+
 // The origin and **dict notes of an argument, appended to `f`.
 void add_value_notes(const Model& model, const Emitter& out, const CallInfo& call, std::string_view name,
                      const LoaderArg& arg, Finding& f);

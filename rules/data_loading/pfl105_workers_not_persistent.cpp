@@ -27,8 +27,16 @@ class RulePFL105 final : public Rule {
     if (!loader || !loader->repeated) return;
     const std::optional<LoaderArg> workers = loader_arg(model, *call, "num_workers");
     if (!workers || !workers->present) return;
-    const std::optional<long long> n = workers->value.as_int();
-    if (!n || *n <= 0) return;
+    // A known count, or one that is at least 1 on any machine (`os.cpu_count()`).
+    std::string count;
+    if (const std::optional<long long> n = workers->value.as_int()) {
+      if (*n <= 0) return;
+      count = std::to_string(*n);
+    } else if (auto cpus = workers->value.known() ? std::nullopt : cpu_count_expression(model, workers->node)) {
+      count = *cpus;
+    } else {
+      return;
+    }
     const std::optional<Flag> persistent = loader_flag(model, *call, "persistent_workers");
     if (!persistent || persistent->value) return;
 
@@ -36,7 +44,7 @@ class RulePFL105 final : public Rule {
     const std::optional<std::string> holds = persistent_workers_value(model, *call, *workers);
     const std::string value = holds.value_or("True");
     Finding& f = out.report(argument_span(out, *call, "persistent_workers", persistent->arg),
-                            "DataLoader with num_workers=" + std::to_string(*n) +
+                            "DataLoader with num_workers=" + count +
                                 " restarts its worker processes at the start of every epoch",
                             "pass `persistent_workers=" + value + "`");
     add_value_notes(model, out, *call, "num_workers", *workers, f);

@@ -14,6 +14,84 @@ namespace {
 
 constexpr std::string_view kWaits = "it waits for all queued GPU work to finish";
 
+// A string-valued expression that can be a `%` format: a literal, or literals joined and repeated
+// (`('%10s' * 2 + '%10.4g' * 6)`).
+bool is_format_string(TSNode n) {
+  for (int guard = 0; guard < 32; ++guard) {
+    if (ts::is(n, "string") || ts::is(n, "concatenated_string")) return true;
+    if (ts::is(n, "parenthesized_expression") && ts_node_named_child_count(n) > 0) {
+      n = ts_node_named_child(n, 0);
+      continue;
+    }
+    if (!ts::is(n, "binary_operator")) return false;
+    TSNode op = ts::field(n, "operator");
+    if (ts_node_is_null(op) || (ts::kind(op) != "+" && ts::kind(op) != "*")) return false;
+    // `'%10s' * 2`: the string is on the left; `a + b`: both are strings, the left one decides.
+    n = ts::field(n, "left");
+  }
+  return false;
+}
+
+// The values a `fmt % args` formats: the tuple's elements, `*t` standing for the elements of `t`
+// (each one is converted: `'%g' % (*mloss,)` reads every element of a tensor).
+std::vector<TSNode> percent_operands(TSNode right) {
+  std::vector<TSNode> out;
+  if (ts::is(right, "tuple")) {
+    for (TSNode e : ts::named_children(right))
+      out.push_back(ts::is(e, "list_splat") && ts_node_named_child_count(e) > 0 ? ts_node_named_child(e, 0) : e);
+  } else {
+    out.push_back(right);
+  }
+  return out;
+}
+
+// A `%` whose left side is a format string: the operator node's right side, or null.
+TSNode percent_arguments(TSNode n) {
+  if (!ts::is(n, "binary_operator")) return {};
+  TSNode op = ts::field(n, "operator");
+  if (ts_node_is_null(op) || ts::kind(op) != "%" || !is_format_string(ts::field(n, "left"))) return {};
+  return ts::field(n, "right");
+}
+
+// TensorBoard's `SummaryWriter` (torch.utils.tensorboard or tensorboardX).
+bool is_summary_writer_call(const CallInfo& c) {
+  return c.qualname == "torch.utils.tensorboard.SummaryWriter" ||
+         c.qualname == "torch.utils.tensorboard.writer.SummaryWriter" || c.qualname == "tensorboardX.SummaryWriter" ||
+         c.qualname == "tensorboardX.writer.SummaryWriter";
+}
+
+// `writer`, `self.writer`: every assignment of that spelling in the file is a SummaryWriter(...)
+// (or None, for `writer = None` before an `if`), and at least one is.
+bool is_summary_writer(const Model& model, TSNode receiver) {
+  if (!ts::is(receiver, "identifier") && !ts::is(receiver, "attribute")) return false;
+  bool found = false;
+  for (TSNode v : model.assigned_values(model.text(receiver))) {
+    if (ts::is(v, "none")) continue;
+    const CallInfo* c = ts::is(v, "call") ? model.call(v) : nullptr;
+    if (!c || !is_summary_writer_call(*c)) return false;
+    found = true;
+  }
+  return found;
+}
+
+// The tensor a `writer.add_scalar(tag, value, step)` / `add_scalars(tag, {k: value}, step)` logs:
+// TensorBoard turns it into a Python number on the host (a sync and a copy). Null when none.
+TSNode logged_tensor(const Model& model, const CallInfo& call, const std::vector<std::string>& losses) {
+  if (call.star_args || !is_summary_writer(model, call.receiver)) return {};
+  std::vector<TSNode> values;
+  if (call.method == "add_scalar") {
+    values.push_back(call.arg("scalar_value", 1));
+  } else {
+    TSNode dict = call.arg("tag_scalar_dict", 1);
+    if (ts::is(dict, "dictionary"))
+      for (TSNode pair : ts::named_children(dict))
+        if (ts::is(pair, "pair")) values.push_back(ts::field(pair, "value"));
+  }
+  for (TSNode v : values)
+    if (!ts_node_is_null(v) && is_tensor_like(model, v, losses)) return v;
+  return {};
+}
+
 // The first tensor-like argument of print(...): a plain argument, a `%`/`.format` operand, or an
 // f-string interpolation. Null when there is none.
 TSNode printed_tensor(const Model& model, const CallInfo& call, const std::vector<std::string>& losses) {
@@ -39,13 +117,10 @@ TSNode printed_tensor(const Model& model, const CallInfo& call, const std::vecto
         continue;
       }
     }
-    if (ts::is(n, "binary_operator")) {
-      // "loss %.4f" % loss
-      TSNode left = ts::field(n, "left");
-      if (ts::is(left, "string")) {
-        todo.push_back(ts::field(n, "right"));
-        continue;
-      }
+    if (TSNode args = percent_arguments(n); !ts_node_is_null(args)) {
+      // "loss %.4f" % loss, "%g %g" % (*losses,)
+      for (TSNode o : percent_operands(args)) todo.push_back(o);
+      continue;
     }
     if (is_tensor_like(model, n, losses)) return n;
   }
@@ -73,13 +148,9 @@ TSNode formatted_tensor(const Model& model, TSNode node, const std::vector<std::
       if (ts::is(part, "interpolation") && ts_node_named_child_count(part) > 0)
         operands.push_back(ts_node_named_child(part, 0));
   } else if (ts::is(node, "binary_operator")) {
-    TSNode op = ts::field(node, "operator");
-    if (ts_node_is_null(op) || ts::kind(op) != "%" || !ts::is(ts::field(node, "left"), "string")) return {};
-    TSNode right = ts::field(node, "right");
-    if (ts::is(right, "tuple"))
-      for (TSNode e : ts::named_children(right)) operands.push_back(e);
-    else
-      operands.push_back(right);
+    TSNode args = percent_arguments(node);
+    if (ts_node_is_null(args)) return {};
+    operands = percent_operands(args);
   } else if (const CallInfo* c = model.call(node); c && c->method == "format" && ts::is(c->receiver, "string")) {
     operands = c->positional;
     for (const auto& k : c->keywords) operands.push_back(k.value);
@@ -134,6 +205,7 @@ class RulePFL202 final : public Rule {
   // name not resolved through an import), or `"...".format(t)`.
   bool wants(const CallInfo& call) const override {
     if (call.method == "format") return ts::is(call.receiver, "string");
+    if (call.method == "add_scalar" || call.method == "add_scalars") return true;
     return call.method.empty() ? call.qualname.empty() : call.method != "item" && is_host_copy_method(call.method);
   }
 
@@ -146,7 +218,16 @@ class RulePFL202 final : public Rule {
     std::string hint =
         "keep the tensor on the device (accumulate with `total += x.detach()`) and copy it only when logging, under "
         "`if step % log_every == 0:`";
-    if (!call->method.empty()) {
+    if (call->method == "add_scalar" || call->method == "add_scalars") {
+      if (!model.step_context(node).per_step()) return;  // before the file-wide loss scan
+      TSNode t = logged_tensor(model, *call, model.derived(loss_names));
+      if (ts_node_is_null(t)) return;
+      message = "`" + std::string(model.text(call->function)) + "` is given the tensor `" + short_text(model, t) +
+                "` every training step: TensorBoard converts it to a Python number on the host, so " +
+                std::string(kWaits) + " and copies the value";
+      hint = "log it under a logging guard (`if step % log_every == 0:`), or accumulate on the device and log the "
+             "aggregate";
+    } else if (!call->method.empty()) {
       if (call->method == "item" || !is_host_copy(model, *call)) return;
       // `model.cpu()` moves parameters (a one-off, usually at save time), not a step's tensor.
       if (looks_like_module(model, call->receiver)) return;
@@ -194,7 +275,9 @@ class RulePFL202 final : public Rule {
     }
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
-    if (!call->method.empty() && batch_stays_on_host(model, call->receiver, sc.loop)) return;
+    if (!call->method.empty() && is_host_copy_method(call->method) &&
+        batch_stays_on_host(model, call->receiver, sc.loop))
+      return;
     Finding& f = out.report(node, std::move(message), std::move(hint));
     f.notes.push_back(step_loop_note(model, out, sc));
   }
@@ -212,7 +295,7 @@ class RulePFL202 final : public Rule {
       for (TSNode part : ts::named_children(node)) interpolates = interpolates || ts::is(part, "interpolation");
       if (!interpolates) return;
     }
-    if (ts::is(node, "binary_operator") && !ts::is(ts::field(node, "left"), "string")) return;
+    if (ts::is(node, "binary_operator") && ts_node_is_null(percent_arguments(node))) return;
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
     const auto& losses = model.derived(loss_names);

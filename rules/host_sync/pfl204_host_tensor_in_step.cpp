@@ -6,6 +6,7 @@
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/common.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
@@ -20,12 +21,14 @@ constexpr std::array<std::string_view, 24> kFactories = {
     "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor",
     "BFloat16Tensor"};
 
-// Casts and reshapes that keep a tensor where it is: `torch.from_numpy(a).float().to(dev)` is
-// still a host tensor copied to the GPU.
+// Casts, reshapes and in-place fills (which return their receiver) that keep a tensor where it is:
+// `torch.from_numpy(a).float().to(dev)`, `torch.zeros(b, k).scatter_(1, idx, 1).cuda()` are still
+// host tensors copied to the GPU.
 bool keeps_place(std::string_view method) {
   for (std::string_view m : {"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
                              "contiguous", "unsqueeze", "squeeze", "view", "reshape", "t", "transpose", "permute",
-                             "flatten", "expand", "repeat", "clone", "detach", "requires_grad_"})
+                             "flatten", "expand", "repeat", "clone", "detach", "requires_grad_", "fill_", "zero_",
+                             "uniform_", "normal_", "random_", "bernoulli_", "scatter_", "masked_fill_"})
     if (method == m) return true;
   return false;
 }
@@ -92,6 +95,39 @@ bool moves_to_gpu(const Model& model, const CallInfo& to) {
   return false;
 }
 
+// The host factory a copied expression comes from: the factory call itself, through casts and
+// reshapes (keeps_place), `Variable(...)` wrappers, and plain names whose reaching binding is one
+// of those (`z = torch.randn(b, n)` ... `z.cuda()`). `named` is set to the first name crossed.
+struct Origin {
+  const CallInfo* factory = nullptr;
+  TSNode name{};
+};
+Origin host_origin(const Model& model, TSNode expr) {
+  Origin o;
+  for (int hops = 0; hops < 12 && !ts_node_is_null(expr); ++hops) {
+    expr = unwrap_variable(model, expr);
+    if (ts::is(expr, "identifier")) {
+      // A batch is PFL103's; a name bound by anything but a certain assignment is unknown.
+      if (model.is_batch_expression(expr)) return {};
+      const Reaching r = reaching_value(model, expr);
+      if (ts_node_is_null(r.value)) return {};
+      if (ts_node_is_null(o.name)) o.name = expr;
+      expr = r.value;
+      continue;
+    }
+    const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
+    if (!c) return {};
+    if (c->qualname.empty() && keeps_place(c->method)) {
+      expr = c->receiver;
+      continue;
+    }
+    if (factory_name(c->qualname).empty()) return {};
+    o.factory = c;
+    return o;
+  }
+  return {};
+}
+
 class RulePFL204 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -105,13 +141,14 @@ class RulePFL204 final : public Rule {
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || !wants(*call) || !ts::is(call->receiver, "call")) return;
-    const CallInfo* made = model.call(call->receiver);
-    for (int hops = 0; made && made->qualname.empty() && keeps_place(made->method) && hops < 8; ++hops)
-      made = ts::is(made->receiver, "call") ? model.call(made->receiver) : nullptr;
+    if (!call || !wants(*call) || ts_node_is_null(call->receiver)) return;
+    if (!ts::is(call->receiver, "call") && !ts::is(call->receiver, "identifier") &&
+        !ts::is(call->receiver, "parenthesized_expression"))
+      return;
+    const Origin origin = host_origin(model, call->receiver);
+    const CallInfo* made = origin.factory;
     if (!made) return;
     const std::string_view fn = factory_name(made->qualname);
-    if (fn.empty()) return;
     // Already placed (`torch.zeros(n, device=d)`), or a **kwargs that may carry device=.
     if (made->keyword("device") || made->unresolved_kwargs) return;
     if (call->method == "cuda") {
@@ -123,10 +160,21 @@ class RulePFL204 final : public Rule {
     if (!sc.per_step()) return;
     if (model.derived(default_device_call)) return;  // factories may build on the GPU already
     const std::string built = "torch." + std::string(fn) + "(...)";
-    std::string message = "`" + built + "` is built in host memory and copied to the GPU every step (a small " +
-                          "synchronous pageable copy)";
+    const uint32_t built_line = model.source().position(ts_node_start_byte(made->node)).line;
+    std::string message = ts_node_is_null(origin.name)
+                              ? "`" + built + "` is built in host memory and copied to the GPU every step (a small " +
+                                    "synchronous pageable copy)"
+                              : "`" + std::string(model.text(origin.name)) + "` (built by `" + built + "` at line " +
+                                    std::to_string(built_line) +
+                                    ") is in host memory and copied to the GPU every step (a small synchronous "
+                                    "pageable copy)";
+    // Built once before the loop, copied on every step: the copy is what repeats.
+    const bool built_once = !model.step_context(made->node).in_step;
     std::string hint;
-    if (fn == "from_numpy")
+    if (built_once)
+      hint = "copy it to the GPU once, where it is built (or build it there: `torch." + std::string(fn) +
+             "(..., device=device)`), instead of on every step";
+    else if (fn == "from_numpy")
       hint = "build it once before the loop if it does not change; otherwise produce it on the device with torch "
              "ops (e.g. `torch.zeros(..., device=device)`)";
     else if (fn == "tensor" || fn == "as_tensor")
@@ -135,6 +183,9 @@ class RulePFL204 final : public Rule {
     else
       hint = "create it on the device: `torch." + std::string(fn) + "(..., device=device)`";
     Finding& f = out.report(node, std::move(message), std::move(hint));
+    if (!ts_node_is_null(origin.name))
+      f.notes.push_back(out.note(made->node, "`" + std::string(model.text(origin.name)) + "` is built here, in host memory" +
+                                                 (built_once ? " (once, before the training loop)" : "")));
     f.notes.push_back(step_loop_note(model, out, sc));
   }
 };

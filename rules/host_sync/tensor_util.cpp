@@ -148,6 +148,45 @@ bool chain_has_host_copy(const Model& model, TSNode expr) {
   return false;
 }
 
+bool is_device_tensor_name(const Model& model, TSNode ident) {
+  ident = unparen(ident);
+  if (!is(ident, "identifier")) return false;
+  const std::string_view name = model.text(ident);
+  if (!model.only_plainly_assigned(ident, name)) return false;
+  // Arithmetic that has the name itself among its operands: a tensor stays where it is.
+  const auto updates_itself = [&](TSNode v) {
+    std::vector<TSNode> todo{v};
+    for (int budget = 0; !todo.empty() && budget < 64; ++budget) {
+      TSNode n = unparen(todo.back());
+      todo.pop_back();
+      if (is(n, "identifier") && model.text(n) == name) return true;
+      if (is(n, "binary_operator") || is(n, "unary_operator"))
+        for (TSNode c : ts::named_children(n)) todo.push_back(c);
+    }
+    return false;
+  };
+  const auto placed_on_gpu = [&](TSNode v) {
+    v = unparen(v);
+    const CallInfo* c = is(v, "call") ? model.call(v) : nullptr;
+    if (!c) return false;
+    if (c->method == "cuda") return true;
+    const std::string_view q = c->qualname;
+    const bool factory = starts_with(q, "torch.") && (!torch_non_tensor(q) || q == "torch.tensor" || q == "torch.as_tensor");
+    if (!factory) return false;
+    const Argument* d = c->keyword("device");
+    if (!d) return false;
+    const Value dv = model.evaluate(d->value);
+    if (dv.kind == Value::Kind::String) return starts_with(dv.s, "cuda");
+    return !dv.known() && !is_cpu_literal(model, d->value) && !is(unparen(d->value), "string");
+  };
+  bool placed = false;
+  for (TSNode v : model.visible_values(ident, name)) {
+    if (placed_on_gpu(v)) placed = true;
+    else if (!updates_itself(v)) return false;
+  }
+  return placed;
+}
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
   std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
@@ -159,6 +198,7 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
     const std::string_view k = ts::kind(n);
     if (k == "identifier") {
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
+      if (is_device_tensor_name(model, n)) return true;
     } else if (k == "call") {
       if (chain_has_host_copy(model, n)) continue;
       const CallInfo* c = model.call(n);
@@ -212,6 +252,113 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
     if (binds) return false;
   }
   return true;
+}
+
+namespace {
+
+// True when `target` (an assignment's or a for loop's left side) binds `name` itself; `x[i] = v`
+// and `x.a = v` do not rebind x.
+bool target_binds(const Model& model, TSNode target, std::string_view name) {
+  std::vector<TSNode> todo{target};
+  for (int budget = 0; !todo.empty() && budget < 256; ++budget) {
+    TSNode n = todo.back();
+    todo.pop_back();
+    if (is(n, "identifier")) {
+      if (model.text(n) == name) return true;
+    } else if (is(n, "pattern_list") || is(n, "tuple_pattern") || is(n, "list_pattern") || is(n, "tuple") ||
+               is(n, "list") || is(n, "parenthesized_expression") || is(n, "list_splat_pattern") ||
+               is(n, "list_splat")) {
+      for (TSNode c : ts::named_children(n)) todo.push_back(c);
+    }
+  }
+  return false;
+}
+
+// True when statement `stmt` may bind `name` in the current scope, anywhere inside it. Forms we do
+// not read precisely (global, del, import, except/with `as`) count when they mention the name.
+bool statement_binds(const Model& model, TSNode stmt, std::string_view name) {
+  bool binds = false;
+  ts::walk(stmt, [&](TSNode n) {
+    if (binds) return false;
+    const std::string_view k = ts::kind(n);
+    if (k == "assignment" || k == "augmented_assignment" || k == "for_statement") {
+      binds = target_binds(model, field(n, "left"), name);
+    } else if (k == "named_expression") {
+      binds = model.text(field(n, "name")) == name;
+    } else if (k == "function_definition" || k == "class_definition") {
+      binds = model.text(field(n, "name")) == name;
+      return false;  // a scope of its own
+    } else if (k == "lambda") {
+      return false;
+    } else if (k == "global_statement" || k == "nonlocal_statement" || k == "delete_statement" ||
+               k == "import_statement" || k == "import_from_statement" || k == "future_import_statement" ||
+               k == "except_clause" || k == "with_item" || k == "as_pattern" || k == "case_clause") {
+      ts::walk(n, [&](TSNode id) {
+        if (is(id, "identifier") && model.text(id) == name) binds = true;
+        return !binds && !is(id, "block");
+      });
+    }
+    return !binds;
+  });
+  return binds;
+}
+
+}  // namespace
+
+Reaching reaching_value(const Model& model, TSNode use) {
+  if (!is(use, "identifier")) return {};
+  const std::string_view name = model.text(use);
+  // The statement around `use`; a comprehension or lambda on the way may bind the name itself.
+  TSNode stmt = use;
+  for (int guard = 0; guard < 256; ++guard) {
+    TSNode p = ts_node_parent(stmt);
+    if (ts_node_is_null(p)) return {};
+    const std::string_view k = ts::kind(p);
+    if (k == "block" || k == "module") break;
+    if (k == "lambda" || k == "list_comprehension" || k == "set_comprehension" || k == "dictionary_comprehension" ||
+        k == "generator_expression")
+      return {};
+    stmt = p;
+  }
+  for (int guard = 0; guard < 64; ++guard) {
+    for (TSNode s = ts_node_prev_named_sibling(stmt); !ts_node_is_null(s); s = ts_node_prev_named_sibling(s)) {
+      if (is(s, "comment") || !statement_binds(model, s, name)) continue;
+      // The nearest binding: only a plain assignment at this level is certain.
+      if (!is(s, "expression_statement") || ts_node_named_child_count(s) != 1) return {};
+      TSNode a = ts_node_named_child(s, 0);
+      if (!is(a, "assignment")) return {};
+      TSNode left = field(a, "left"), right = field(a, "right");
+      if (ts_node_is_null(right) || is(right, "assignment")) return {};  // `a = b = v`
+      if (is(left, "identifier")) return model.text(left) == name ? Reaching{right, s} : Reaching{};
+      if (!(is(left, "pattern_list") || is(left, "tuple_pattern")) ||
+          !(is(right, "expression_list") || is(right, "tuple")))
+        return {};
+      const auto targets = ts::named_children(left), values = ts::named_children(right);
+      if (targets.size() != values.size()) return {};
+      for (size_t i = 0; i < targets.size(); ++i)
+        if (is(targets[i], "list_splat_pattern") || is(values[i], "list_splat")) return {};
+      for (size_t i = 0; i < targets.size(); ++i)
+        if (is(targets[i], "identifier") && model.text(targets[i]) == name) return {values[i], s};
+      return {};
+    }
+    // Out of this block: into the compound statement that holds it.
+    TSNode block = ts_node_parent(stmt);
+    if (!is(block, "block")) return {};  // the module's top: nothing bound before
+    TSNode holder = ts_node_parent(block);
+    if (is(holder, "elif_clause") || is(holder, "else_clause") || is(holder, "except_clause") ||
+        is(holder, "finally_clause") || is(holder, "case_clause"))
+      holder = ts_node_parent(holder);
+    if (is(holder, "block")) holder = ts_node_parent(holder);  // `match` cases sit in a block
+    if (ts_node_is_null(holder) || is(holder, "function_definition") || is(holder, "class_definition") ||
+        is(holder, "module"))
+      return {};
+    // An `if` runs one branch, after its condition; any other compound statement (a loop's earlier
+    // iterations, a `try` body before its handler, `with ... as`) may have bound the name already.
+    if (!is(holder, "if_statement") && statement_binds(model, holder, name)) return {};
+    if (!is(ts_node_parent(holder), "block") && !is(ts_node_parent(holder), "module")) return {};
+    stmt = holder;
+  }
+  return {};
 }
 
 bool looks_like_module(const Model& model, TSNode expr) {

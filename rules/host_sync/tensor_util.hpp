@@ -22,6 +22,12 @@ std::vector<std::string> loss_names(const Model& model);
 // one of those. Values already copied to the host (`.item()`, `.cpu()`, `.tolist()`) are not.
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses);
 
+// A plain name every binding of which (in the scope `use` sees) puts a tensor on the GPU:
+// `mloss = torch.zeros(4, device=device)` (a factory with a device that is not the CPU) or
+// `x.cuda()`, and updates that keep it there by arithmetic on the name itself
+// (`mloss = (mloss * i + items) / (i + 1)`). False when any binding is something else or unknown.
+bool is_device_tensor_name(const Model& model, TSNode ident);
+
 // `.cpu()`, `.to("cpu")`, `.tolist()`, `.numpy(force=True)`, `.item()`: a call that copies a
 // tensor to the host.
 bool is_host_copy(const Model& model, const CallInfo& call);
@@ -38,6 +44,18 @@ bool rooted_in_other_library(const Model& model, TSNode expr);
 // A batch from the loader that the step loop never moves to the GPU (`labels.tolist()` where only
 // `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync.
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop);
+
+// What a plain name holds where `use` (an identifier) reads it, when one binding certainly reaches
+// it: walking back from `use` over the statements that run before it in the same function (out of
+// `if`/`elif`/`else` blocks), the first statement that binds the name is `name = v` or
+// `a, name = u, v`, and no loop, `with` or `try` the walk steps out of binds it too (a loop's
+// earlier iterations run before). The value and its statement; nulls when unsure (a conditional
+// binding, unpacking a call's result, a parameter, a global, a comprehension variable).
+struct Reaching {
+  TSNode value{};
+  TSNode statement{};
+};
+Reaching reaching_value(const Model& model, TSNode use);
 
 // `model`, `self.net`, `ema_model`: receivers of `.cpu()` that move a module, not a batch tensor.
 bool looks_like_module(const Model& model, TSNode expr);
