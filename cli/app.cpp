@@ -347,6 +347,7 @@ int run_lint(const Options& o) {
     ro.cache = &*cache;
   }
   LintRun run = o.fix ? std::move(fixed.run) : lint_files(jobs, ro);
+  if (cache) cache->flush();
   std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
 
   ProbeSummary probe_summary;

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "rules/registry.hpp"
 #include "rules/rule.hpp"
 #include "util/io.hpp"
@@ -18,6 +20,7 @@ namespace perflint {
 namespace {
 
 constexpr std::string_view kMagic = "perflint-cache 1\n";
+constexpr std::string_view kPackMagic = "perflint-cache-pack 1\n";
 
 uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : s) {
@@ -237,43 +240,89 @@ std::string ResultCache::key(const std::string& path, const std::string& bytes, 
   return hex(a) + hex(b);
 }
 
-std::optional<FileResult> ResultCache::load(const std::string& key, const std::string& path) const {
-  const FileRead read = read_whole_file((fs::path(dir_) / key.substr(0, 2) / key).string(), 64ull << 20);
+std::string ResultCache::pack_path(const std::string& dir) const {
+  return (fs::path(dir_) / (hex(fnv1a(dir)) + hex(fnv1a(build_id(), fnv1a(dir))) + ".pack")).string();
+}
+
+ResultCache::Pack& ResultCache::pack_for(const std::string& abs_path) {
+  const std::string dir = fs::path(abs_path).parent_path().string();
+  Pack& pack = packs_[dir];
+  if (pack.loaded) return pack;
+  pack.loaded = true;
+  const FileRead read = read_whole_file(pack_path(dir), 1ull << 30);
+  if (read.status != FileRead::Status::Ok || !std::string_view(read.bytes).starts_with(kPackMagic)) return pack;
+  In in{std::string_view(read.bytes).substr(kPackMagic.size())};
+  const uint64_t n = in.n();
+  std::map<std::string, std::pair<std::string, std::string>> entries;
+  for (uint64_t i = 0; in.ok && i < n; ++i) {
+    std::string path = in.str(), key = in.str(), data = in.str();
+    if (in.ok) entries.emplace(std::move(path), std::make_pair(std::move(key), std::move(data)));
+  }
+  if (in.ok && in.s.empty()) pack.entries = std::move(entries);  // a damaged pack is an empty one
+  return pack;
+}
+
+std::optional<FileResult> ResultCache::load(const std::string& key, const std::string& path) {
+  std::error_code ec;
+  const std::string abs = fs::absolute(path, ec).lexically_normal().string();
   std::optional<FileResult> r;
-  if (read.status == FileRead::Status::Ok) r = deserialize_result(read.bytes, path);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Pack& pack = pack_for(abs);
+    if (auto it = pack.entries.find(abs); it != pack.entries.end() && it->second.first == key)
+      r = deserialize_result(it->second.second, path);
+  }
   ++(r ? hits_ : misses_);
   return r;
 }
 
-void ResultCache::store(const std::string& key, const FileResult& result) {
+void ResultCache::store(const std::string& key, const std::string& path, const FileResult& result) {
   std::error_code ec;
-  const fs::path sub = fs::path(dir_) / key.substr(0, 2);
-  if (!prepared_.exchange(true)) {
-    fs::create_directories(dir_, ec);
-    if (ec) return;
+  const std::string abs = fs::absolute(path, ec).lexically_normal().string();
+  std::string data = serialize_result(result);
+  std::lock_guard<std::mutex> lock(mu_);
+  Pack& pack = pack_for(abs);
+  pack.entries[abs] = {key, std::move(data)};
+  pack.dirty = true;
+}
+
+void ResultCache::flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool any = false;
+  for (const auto& [dir, pack] : packs_) any = any || pack.dirty;
+  if (!any) return;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return;  // read-only tree: run without a cache, say nothing
+  if (!fs::exists(fs::path(dir_) / "CACHEDIR.TAG", ec)) {
     // Tell backup tools and git that this is a cache (https://bford.info/cachedir/).
     std::ofstream(fs::path(dir_) / "CACHEDIR.TAG")
         << "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by perflint.\n";
     std::ofstream(fs::path(dir_) / ".gitignore") << "# Automatically created by perflint.\n*\n";
   }
-  fs::create_directories(sub, ec);
-  if (ec) return;  // read-only tree: run without a cache, say nothing
-  std::ostringstream tmp_name;
-  tmp_name << key << ".tmp." << std::this_thread::get_id();
-  const fs::path tmp = sub / tmp_name.str();
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    const std::string data = serialize_result(result);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return;
+  for (auto& [dir, pack] : packs_) {
+    if (!pack.dirty) continue;
+    pack.dirty = false;
+    Out o;
+    o.s.append(kPackMagic);
+    o.n(pack.entries.size());
+    for (const auto& [path, entry] : pack.entries) o.str(path), o.str(entry.first), o.str(entry.second);
+    const std::string target = pack_path(dir);
+    std::ostringstream tmp_name;
+    tmp_name << target << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
+    {
+      std::ofstream out(tmp_name.str(), std::ios::binary | std::ios::trunc);
+      if (!out) continue;
+      out.write(o.s.data(), static_cast<std::streamsize>(o.s.size()));
+      if (!out) {
+        out.close();
+        fs::remove(tmp_name.str(), ec);
+        continue;
+      }
     }
+    fs::rename(tmp_name.str(), target, ec);
+    if (ec) fs::remove(tmp_name.str(), ec);
   }
-  fs::rename(tmp, sub / key, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 }  // namespace perflint

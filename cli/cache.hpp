@@ -6,6 +6,8 @@
 // malformed entry is a miss. The directory holds a CACHEDIR.TAG and a .gitignore of "*".
 #pragma once
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,20 +20,33 @@ namespace perflint {
 class ResultCache {
  public:
   explicit ResultCache(std::string dir) : dir_(std::move(dir)) {}
+  ~ResultCache() { flush(); }
+  ResultCache(const ResultCache&) = delete;
+  ResultCache& operator=(const ResultCache&) = delete;
   const std::string& dir() const { return dir_; }
-  // The key of a file's result: its absolute path and bytes, its rules, this build, and the
-  // project's fingerprint.
+  // The key of a file's result: its absolute path and bytes, its rules, this build, and what the
+  // project answers for it (ProjectContext::fingerprint).
   static std::string key(const std::string& path, const std::string& bytes, const RuleSet& rules,
                          const std::string& project_fingerprint);
-  std::optional<FileResult> load(const std::string& key, const std::string& path) const;
-  void store(const std::string& key, const FileResult& result);
+  std::optional<FileResult> load(const std::string& key, const std::string& path);
+  void store(const std::string& key, const std::string& path, const FileResult& result);
+  // Writes the packs that changed (also done by the destructor). Results are packed per directory
+  // of linted files: one file written per directory, not one per linted file.
+  void flush();
   size_t hits() const { return hits_; }
   size_t misses() const { return misses_; }
 
  private:
+  struct Pack {
+    bool loaded = false, dirty = false;
+    std::map<std::string, std::pair<std::string, std::string>> entries;  // abs path -> (key, data)
+  };
+  Pack& pack_for(const std::string& abs_path);  // caller holds mu_
+  std::string pack_path(const std::string& dir) const;
   std::string dir_;
-  mutable std::atomic<size_t> hits_{0}, misses_{0};
-  std::atomic<bool> prepared_{false};
+  std::mutex mu_;
+  std::map<std::string, Pack> packs_;  // directory of linted files -> its pack
+  std::atomic<size_t> hits_{0}, misses_{0};
 };
 
 // Serialised form of a FileResult (findings, errors, notices), without its path; exposed for tests.

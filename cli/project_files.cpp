@@ -584,25 +584,39 @@ std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file)
 std::string FileProjectContext::fingerprint(const std::string& file) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  std::string root = linker_root(self);
-  std::vector<std::string> files = project_python_files(root);
-  if (files.empty()) {  // too many files for the linker: the siblings are what is read
-    root = self.parent_path().string();
-    for (fs::directory_iterator d(root, ec), end; !ec && d != end; d.increment(ec))
-      if (d->path().extension() == ".py") files.push_back(d->path().lexically_normal().string());
-    std::sort(files.begin(), files.end());
+  std::string out;
+  {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    // The siblings the model reads (same directory): path, size and modification time of each.
+    const std::string dir = self.parent_path().string();
+    auto it = dir_fingerprints_.find(dir);
+    if (it == dir_fingerprints_.end()) {
+      std::vector<std::string> files;
+      for (fs::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec))
+        if (d->path().extension() == ".py") files.push_back(d->path().filename().string());
+      std::sort(files.begin(), files.end());
+      std::string fp = dir;
+      for (const std::string& f : files) {
+        const fs::path p = fs::path(dir) / f;
+        const auto size = fs::file_size(p, ec);
+        fp.append("\n").append(f).append(" ").append(ec ? "?" : std::to_string(size));
+        const auto time = fs::last_write_time(p, ec);
+        fp.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
+      }
+      it = dir_fingerprints_.emplace(dir, std::move(fp)).first;
+    }
+    out = it->second;
   }
-  if (auto it = fingerprints_.find(root); it != fingerprints_.end()) return it->second;
-  std::string out = root;
-  for (const std::string& f : files) {
-    out.append("\n").append(f);
-    const auto size = fs::file_size(f, ec);
-    out.append(" ").append(ec ? "?" : std::to_string(size));
-    const auto time = fs::last_write_time(f, ec);
-    out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
+  // What the linker and the project look-up answer for this file (the rest of the project matters
+  // only through them): its step entries, and whether another file sets cudnn.benchmark.
+  for (const StepEntry& e : step_entries(file)) {
+    out.append("\nentry ").append(e.function).append(" ").append(e.path).append(e.cuda ? " cuda" : "");
+    out.append(e.opaque_args ? " opaque" : "").append(e.host_args ? " host" : "");
+    out.append(" ").append(std::to_string(e.positional));
+    for (const auto& k : e.keywords) out.append(" ").append(k);
   }
-  return fingerprints_.emplace(root, std::move(out)).first->second;
+  out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
+  return out;
 }
 
 }  // namespace perflint

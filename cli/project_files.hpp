@@ -40,8 +40,10 @@ class FileProjectContext final : public ProjectContext {
   // the table is kept; only files with a step or reached by one are parsed.
   std::vector<StepEntry> step_entries(const std::string& file) override;
   static constexpr int kMaxDepth = 6;
-  // Every .py file's path, size and modification time under the linker's root (the file's own
-  // directory when the project is too large for the linker), computed once per root per run.
+  // What the project answers for `file`: the path, size and modification time of the .py files of
+  // its directory (the siblings the model reads), its linker entries, and the cudnn.benchmark
+  // look-up. A change elsewhere in the project changes a file's key only when it changes one of
+  // those answers.
   std::string fingerprint(const std::string& file) override;
 
  private:
@@ -76,7 +78,7 @@ class FileProjectContext final : public ProjectContext {
   void link_root(const std::string& root);  // caller holds mu_
   std::map<std::string, Linked> linked_roots_;
   static constexpr int kMaxVisits = 8;
-  std::map<std::string, std::string> fingerprints_;                // root -> fingerprint
+  std::map<std::string, std::string> dir_fingerprints_;            // directory -> its .py files' stats
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists

@@ -51,7 +51,7 @@ FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser
     cached = options.cache->load(key, job.path);
   }
   FileResult r = cached ? std::move(*cached) : lint_buffer(job.path, std::move(read.bytes), *job.rules, parser, options.project);
-  if (options.cache && !job.content && !cached) options.cache->store(key, r);
+  if (options.cache && !job.content && !cached) options.cache->store(key, job.path, r);
   if (options.keep_sources && worth_keeping(r)) {
     // Spans index the text after the BOM (SourceFile drops it); keep the same text for snippets.
     if (copy.rfind("\xEF\xBB\xBF", 0) == 0) copy.erase(0, 3);

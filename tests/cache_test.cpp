@@ -84,11 +84,11 @@ def train(model, loader, opt):
         log_loss(loss)
 )";
 
-// Every cache entry under `dir` with `from` replaced by `to` (same length: the format's lengths hold).
+// Every cache pack under `dir` with `from` replaced by `to` (same length: the format's lengths hold).
 int tamper(const fs::path& dir, const std::string& from, const std::string& to) {
   int changed = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().filename().string().size() != 32) continue;
+    if (!e.is_regular_file() || e.path().extension() != ".pack") continue;
     std::string data = slurp(e.path().string());
     for (size_t at = data.find(from); at != std::string::npos; at = data.find(from, at + 1)) {
       data.replace(at, from.size(), to);

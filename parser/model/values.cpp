@@ -123,11 +123,15 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
 }
 
 TSNode Model::Impl::module_class(std::string_view name) const {
-  for (TSNode st : ts::named_children(root_node)) {
-    if (is(st, "decorated_definition")) st = field(st, "definition");
-    if (is(st, "class_definition") && t(field(st, "name")) == name) return st;
+  if (!module_classes_.has_value()) {
+    module_classes_.emplace();
+    for (TSNode st : ts::named_children(root_node)) {
+      if (is(st, "decorated_definition")) st = field(st, "definition");
+      if (is(st, "class_definition")) module_classes_->emplace(t(field(st, "name")), st);
+    }
   }
-  return TSNode{};
+  const auto it = module_classes_->find(name);
+  return it == module_classes_->end() ? TSNode{} : it->second;
 }
 
 Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const {
@@ -157,16 +161,22 @@ Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNo
   };
   const std::string attribute = std::string(t(object)) + "." + std::string(field_name);
   if (written(b.by_subscripted, t(object)) || written(b.by_attribute, attribute)) return Value{};
+  const TSNode v = assigned->value;
+  if (!is(v, "dictionary") && !is(v, "call")) return Value{};
   // Any method called on it (`cfg.merge_from_file(path)`, `config.update(d)`) or a setattr(): it
   // may change.
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const CallInfo& call = calls[i];
-    if (!null(scope) && !ts::same(call_ctx[i].function, scope)) continue;
-    if ((!null(call.receiver) && t(call.receiver) == t(object)) ||
-        (t(call.function) == "setattr" && !call.positional.empty() && t(call.positional.front()) == t(object)))
-      return Value{};
+  if (!calls_on_.has_value()) {
+    calls_on_.emplace();
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& call = calls[i];
+      if (!null(call.receiver) && is(call.receiver, "identifier")) (*calls_on_)[t(call.receiver)].push_back(i);
+      if (t(call.function) == "setattr" && !call.positional.empty() && is(call.positional.front(), "identifier"))
+        (*calls_on_)[t(call.positional.front())].push_back(i);
+    }
   }
-  const TSNode v = assigned->value;
+  if (auto on = calls_on_->find(t(object)); on != calls_on_->end())
+    for (size_t i : on->second)
+      if (null(scope) || ts::same(call_ctx[i].function, scope)) return Value{};
   if (is(v, "dictionary")) {
     for (TSNode pair : ts::named_children(v)) {
       if (!is(pair, "pair")) {
