@@ -122,12 +122,16 @@ row() {  # row TOOL FILES LINES SECONDS MEDIAN
 lps_of() { printf '%s\n' "${ROWS[@]}" | awk -F'|' -v t="$1" '$1 == t { print $6 }'; }
 
 perflint_cmd() {  # perflint_cmd JOBS PATH
+  # The help text is read whole first: `grep -q` on the pipe would close it early, and under
+  # pipefail perflint's SIGPIPE would make the test fail.
+  local help
+  help=$("$PERFLINT" --help 2>/dev/null || true)
   local -a iso=()
-  "$PERFLINT" --help 2>/dev/null | grep -q -- '--isolated' && iso=(--isolated)
+  [[ $help == *--isolated* ]] && iso=(--isolated)
   # --no-cache: every run lints afresh (a warm result cache would time reading it; bench/cache.sh
   # times that on its own).
   local -a nocache=()
-  "$PERFLINT" --help 2>/dev/null | grep -q -- '--no-cache' && nocache=(--no-cache)
+  [[ $help == *--no-cache* ]] && nocache=(--no-cache)
   PL_CMD=("$PERFLINT" "${iso[@]}" "${nocache[@]}" --jobs "$1" --exit-zero --output-format json -o /dev/null "$2")
 }
 

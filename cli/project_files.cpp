@@ -442,6 +442,9 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       }
       targets.erase(f);
       for (const std::string& t : targets) g.importers[t].push_back(f);
+      // A step that imports nothing of the project calls nothing of it: not a seed (a project of
+      // single-file scripts costs no second parse).
+      if (targets.empty()) g.has_step_text.erase(f);
     }
   }
   return graphs_.emplace(root, std::move(g)).first->second;

@@ -61,7 +61,7 @@ class FileProjectContext final : public ProjectContext {
     std::string root;
     bool usable = false;                                     // not too many files
     std::map<std::string, std::vector<std::string>> importers;  // file -> files importing it
-    std::set<std::string> has_step_text;                     // files naming .backward( and .step(
+    std::set<std::string> has_step_text;  // files naming .backward( and .step( that import project files
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
   std::map<std::string, ImportGraph> graphs_;
