@@ -622,4 +622,22 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
   return out;
 }
 
+const ModuleSummary* FileProjectContext::step_function(const std::string& from_file, const std::string& target) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(linker_root(self), self.string(), target);
+  if (!r || r->first == self.string()) return nullptr;
+  const ModuleSummary* s = summary_of(r->first);
+  if (!s) return nullptr;
+  const std::string& fn = r->second;
+  for (const FunctionSummary& f : s->functions) {
+    if (!f.step_fn) continue;
+    if (f.qualified == fn) return s;
+    // Calling an instance runs __call__, which for an nn.Module is forward().
+    if (fn.ends_with(".__call__") && f.qualified == fn.substr(0, fn.size() - 9) + ".forward") return s;
+  }
+  return nullptr;
+}
+
 }  // namespace perflint

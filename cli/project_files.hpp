@@ -45,6 +45,7 @@ class FileProjectContext final : public ProjectContext {
   // look-up. A change elsewhere in the project changes a file's key only when it changes one of
   // those answers.
   std::string fingerprint(const std::string& file) override;
+  const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_

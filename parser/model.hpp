@@ -147,6 +147,9 @@ class Model {
   // A training step in this file: its own step loops, or calls to a sibling module's function that
   // holds one (`train_one_epoch(...)` from engine.py); step_loops() lists both kinds of node.
   bool has_step_loop() const;
+  // The sibling modules whose function holds a step this file calls (`train_one_epoch(...)` of
+  // engine.py), with the call.
+  const std::vector<std::pair<const ModuleSummary*, TSNode>>& step_siblings() const;
   const std::vector<TSNode>& step_loops() const;
   StepContext step_context(TSNode node) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.

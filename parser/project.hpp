@@ -15,6 +15,7 @@ struct FunctionSummary {
   std::string qualified;             // "Class.method" for a method, else the name
   std::vector<std::string> params;   // positional order, self included
   bool has_step_loop = false;        // a training-step loop inside it
+  bool step_fn = false;              // does a training step itself: backward / optimizer step outside any loop
   std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
   uint32_t line = 0;                 // of the def
 };
@@ -65,6 +66,9 @@ struct ModuleSummary {
   std::string module;                 // file stem: "engine"
   bool uses_cuda = false;
   uint32_t cuda_line = 0;             // first CUDA evidence
+  // Its text names 16-bit compute (autocast, GradScaler, half/float16/bfloat16): a step that runs
+  // here may not be fp32 (precision rules of the importing script stay quiet).
+  bool mentions_reduced_precision = false;
   std::vector<std::string> imports;   // top-level module names it imports ("engine", "torch", ...)
   std::vector<FunctionSummary> functions;
   std::vector<SteppedResult> stepped_results;
@@ -101,6 +105,15 @@ class ProjectContext {
   virtual std::vector<StepEntry> step_entries(const std::string& file) {
     (void)file;
     return {};
+  }
+  // Whether `target` (a step call's dotted name from `from_file`, see StepCall) is a function or
+  // method of the project that does a whole training step itself: `loss_scaler(loss, optimizer)`
+  // where the scaler's __call__ runs backward and the optimizer step. A loop calling it is a step loop.
+  // The module that holds it, or nullptr.
+  virtual const ModuleSummary* step_function(const std::string& from_file, const std::string& target) {
+    (void)from_file;
+    (void)target;
+    return nullptr;
   }
   // A fingerprint of everything outside `file` that the answers above read for it (for the result
   // cache: when it changes, a cached result of `file` is stale). Empty: no project.

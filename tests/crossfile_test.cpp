@@ -214,5 +214,14 @@ TEST(CrossFile, LinkerEntriesAreTheFunctionsTheStepRuns) {
   EXPECT_EQ(names(kLinker / "train.py"), std::set<std::string>{});
 }
 
+TEST(CrossFile, ALoopCallingAStepOfAnotherFileIsAStep) {
+  // main.py's loop calls runner.train_step(x), which does backward and the optimizer step in
+  // steps.py (where the autocast is too: no PFL401/PFL402 in main.py); its eval_step loop is no step.
+  const fs::path dir = kDir.parent_path() / "crossfile_wrappers";
+  FileProjectContext project;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".py") check_file(e.path(), project);
+}
+
 }  // namespace
 }  // namespace perflint

@@ -400,6 +400,8 @@ struct Model::Impl {
   const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
   // Functions of this file that another file's step runs (ProjectContext::step_entries), and per
   // function the entry that reaches it (-1: none).
+  // Sibling modules whose function holds the step this file calls, with the call.
+  std::vector<std::pair<const ModuleSummary*, TSNode>> step_siblings;
   std::vector<StepEntry> external;
   std::vector<int> fn_external;
   void link_external();

@@ -138,6 +138,9 @@ TSNode Model::first_import_of(std::string_view module) const {
 }
 
 bool Model::has_step_loop() const { return !impl_->step_loop_nodes.empty(); }
+const std::vector<std::pair<const ModuleSummary*, TSNode>>& Model::step_siblings() const {
+  return impl_->step_siblings;
+}
 const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_nodes; }
 
 StepContext Model::step_context(TSNode node) const {
@@ -212,6 +215,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
     if (!null(cls) && is(cls, "class_definition")) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
+    s.step_fn = f.step_fn;
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     for (const auto& l : impl_->loops) {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;

@@ -22,6 +22,7 @@ void Model::Impl::link_siblings() {
     const FunctionSummary* f = it->second->function(mf->second);
     if (!f || !f->has_step_loop) continue;
     step_loop_nodes.push_back(c.node);
+    step_siblings.emplace_back(it->second, c.node);
     for (int idx : f->iterated_params) {
       if (idx < 0 || static_cast<size_t>(idx) >= f->params.size()) continue;
       TSNode arg = c.arg(f->params[idx], idx);

@@ -137,7 +137,58 @@ void Model::Impl::find_steps() {
   for (size_t i = 0; i < calls.size(); ++i)
     if (!null(call_ctx[i].function)) call_fn[i] = function_index(call_ctx[i].function);
   std::vector<bool> marker(calls.size());
-  for (size_t i = 0; i < calls.size(); ++i) marker[i] = is_marker(calls[i]);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    marker[i] = is_marker(calls[i]);
+    // A call into another file of the project that does the backward and the optimizer step
+    // (`loss_scaler(loss, optimizer, ...)`, `trainer.train_step(batch)`): a marker too.
+    // Asked only of calls that hand over an optimizer or are named for a step (a cheap filter:
+    // resolving every call of a large file is not).
+    if (marker[i]) continue;
+    const CallInfo& c = calls[i];
+    // A callable handed the loss and the optimizer does the backward and the step with them
+    // (`loss_scaler(loss, optimizer, clip_grad=...)`, timm/DeiT/MAE's NativeScaler): a step.
+    // The loss is a value computed in the same loop (`loss = criterion(...)` in its body), not a
+    // loss module built before it (`train_one_epoch(model, dino_loss, loader, optimizer)`); and a
+    // callee of this file is judged by its own body (find_steps' fixpoint below).
+    const Frame* loop = nullptr;
+    for (const Frame& f : call_ctx[i].frames)
+      if (f.kind == Frame::Kind::Loop) loop = &f;
+    const bool local_callee = is(c.function, "identifier") && functions_by_name.count(t(c.function));
+    if (loop && !local_callee && (!is(c.function, "attribute") || c.method != "step")) {
+      bool optimizer = false, loss = false;
+      auto assigned_in_loop = [&](TSNode name) {  // also as one target of `loss, _, _ = model(x)`
+        for (const Assign& a : all_assigns) {
+          const uint32_t at = ts_node_start_byte(a.statement);
+          if (at < ts_node_start_byte(loop->node) || at >= ts_node_end_byte(loop->node)) continue;
+          std::vector<std::string_view> names;
+          bound_names(a.target, text, names);
+          if (std::find(names.begin(), names.end(), t(name)) != names.end()) return true;
+        }
+        return false;
+      };
+      auto look = [&](TSNode a) {
+        optimizer = optimizer || optimizer_like(a);
+        loss = loss || (is(a, "identifier") && icontains(t(a), "loss") && assigned_in_loop(a));
+      };
+      for (TSNode a : c.positional) look(a);
+      for (const Argument& a : c.keywords)
+        if (a.name != "**") look(a.value);
+      if (optimizer && loss) {
+        marker[i] = true;
+        continue;
+      }
+    }
+    if (!project) continue;
+    bool candidate = icontains(c.method, "step") || icontains(t(c.function), "train_step");
+    for (TSNode a : c.positional) candidate = candidate || optimizer_like(a);
+    for (const Argument& a : c.keywords) candidate = candidate || (a.name != "**" && optimizer_like(a.value));
+    if (!candidate) continue;
+    if (const std::string target = outgoing_target(c); !target.empty())
+      if (const ModuleSummary* holder = project->step_function(src.path(), target)) {
+        marker[i] = true;
+        step_siblings.emplace_back(holder, c.node);  // its precision is the step's
+      }
+  }
   for (size_t i = 0; i < calls.size(); ++i)
     if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
   for (size_t round = 0; round < functions.size() + 1; ++round) {

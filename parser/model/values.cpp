@@ -274,6 +274,16 @@ void Model::Impl::collect_argparse() {
     if (const Argument* d = c.keyword("default")) o.default_value = d->value;
     options.push_back(std::move(o));
   }
+  // `parser.set_defaults(pin_mem=True)` overrides what the options say (MAE pairs `--pin_mem`
+  // store_true with `--no_pin_mem` store_false and sets the default this way).
+  for (const auto& c : calls) {
+    if (c.method != "set_defaults") continue;
+    for (const Argument& k : c.keywords) {
+      if (k.name == "**") continue;
+      for (auto& o : options)
+        if (o.dest == k.name) o.default_value = k.value;
+    }
+  }
 }
 
 }  // namespace perflint

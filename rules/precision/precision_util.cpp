@@ -93,7 +93,12 @@ ReducedPrecision find_reduced_precision(const Model& model) {
     if (k == ReducedPrecision::Kind::Present) return {k, c.node};
     if (out.kind == ReducedPrecision::Kind::None) out = {k, c.node};
   }
-  if (out.kind != ReducedPrecision::Kind::None || ts_node_is_null(root)) return out;
+  if (out.kind != ReducedPrecision::Kind::None) return out;
+  // The step runs in a sibling module (`train_one_epoch` of engine.py) that names 16-bit compute:
+  // the precision is decided there.
+  for (const auto& [sibling, call] : model.step_siblings())
+    if (sibling && sibling->mentions_reduced_precision) return {ReducedPrecision::Kind::Unknown, call};
+  if (ts_node_is_null(root)) return out;
   // The walk below looks for 16-bit dtypes and AMP names; a file that never spells one has none.
   // (This runs on every training file: the text check keeps it off the hot path.)
   const std::string_view text = model.source().text();
