@@ -58,9 +58,36 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
 
 void Model::Impl::link_external() {
   fn_external.assign(functions.size(), -1);
-  if (!project) return;
-  external = project->step_entries(src.path());
+  if (project) external = project->step_entries(src.path());
+  // Frameworks that run a method of the file every training step: Lightning's training_step, a
+  // Hugging Face Trainer subclass's compute_loss / training_step. They put the step on the GPU
+  // when there is one (Lightning's accelerator="auto", the Trainer's default device).
+  for (size_t f = 0; f < functions.size(); ++f) {
+    const std::string& name = functions[f].name;
+    if (name != "training_step" && name != "compute_loss") continue;
+    TSNode p = ts_node_parent(functions[f].node);
+    if (is(p, "decorated_definition")) p = ts_node_parent(p);
+    const TSNode cls = is(p, "block") ? ts_node_parent(p) : TSNode{};
+    if (!is(cls, "class_definition")) continue;
+    bool lightning = false, hf = false;
+    if (const TSNode supers = field(cls, "superclasses"); !null(supers))
+      for (TSNode b : ts::named_children(supers)) {
+        const std::string_view last = last_component(t(b));
+        lightning = lightning || last == "LightningModule";
+        hf = hf || (last.size() >= 7 && last.substr(last.size() - 7) == "Trainer");
+      }
+    lightning = lightning || (imports_module("lightning") || imports_module("pytorch_lightning"));
+    hf = hf && (imports_module("transformers") || imports_module("trl"));
+    std::string path;
+    if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
+    else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
+    else continue;
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false});
+    fn_external[f] = static_cast<int>(external.size() - 1);
+  }
+  if (external.empty()) return;
   for (size_t e = 0; e < external.size(); ++e) {
+    if (std::find(fn_external.begin(), fn_external.end(), static_cast<int>(e)) != fn_external.end()) continue;
     const std::string& name = external[e].function;
     size_t fi = SIZE_MAX;
     const size_t dot = name.find('.');
