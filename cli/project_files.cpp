@@ -442,6 +442,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       }
       targets.erase(f);
       for (const std::string& t : targets) g.importers[t].push_back(f);
+      if (!targets.empty()) g.imports[f].assign(targets.begin(), targets.end());
       // A step that imports nothing of the project calls nothing of it: not a seed (a project of
       // single-file scripts costs no second parse).
       if (targets.empty()) g.has_step_text.erase(f);
@@ -609,6 +610,15 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
       it = dir_fingerprints_.emplace(dir, std::move(fp)).first;
     }
     out = it->second;
+    // The project files it imports.
+    const ImportGraph& g = graph_for(linker_root(self));
+    if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
+      for (const std::string& f : imp->second) {
+        const auto size = fs::file_size(f, ec);
+        out.append("\nimports ").append(f).append(" ").append(ec ? "?" : std::to_string(size));
+        const auto time = fs::last_write_time(f, ec);
+        out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
+      }
   }
   // What the linker and the project look-up answer for this file (the rest of the project matters
   // only through them): its step entries, and whether another file sets cudnn.benchmark.
@@ -638,6 +648,36 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
     if (fn.ends_with(".__call__") && f.qualified == fn.substr(0, fn.size() - 9) + ".forward") return s;
   }
   return nullptr;
+}
+
+std::optional<OptionDefault> FileProjectContext::option_default(const std::string& from_file,
+                                                                const std::string& source, std::string_view dest,
+                                                                std::string* module_path) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(linker_root(self), self.string(), source);
+  if (!r || r->first == self.string() || r->second.find('.') != std::string::npos) return std::nullopt;
+  auto it = option_summaries_.find(r->first);
+  if (it == option_summaries_.end()) {
+    auto made = std::make_unique<ModuleSummary>();
+    const FileRead read = read_whole_file(r->first, max_file_bytes_);
+    // Only a module that declares options is parsed.
+    if (read.status == FileRead::Status::Ok && read.bytes.find("add_argument") != std::string::npos)
+      *made = summarize_module(r->first, read.bytes);
+    it = option_summaries_.emplace(r->first, std::move(made)).first;
+  }
+  const ModuleSummary& m = *it->second;
+  const bool parses = std::find(m.args_functions.begin(), m.args_functions.end(), r->second) != m.args_functions.end() ||
+                      std::find(m.args_variables.begin(), m.args_variables.end(), r->second) != m.args_variables.end();
+  if (!parses) return std::nullopt;
+  for (const OptionDefault& o : m.options)
+    if (o.dest == dest) {
+      if (o.kind == OptionDefault::Kind::Unknown) return std::nullopt;
+      if (module_path) *module_path = r->first;
+      return o;
+    }
+  return std::nullopt;
 }
 
 }  // namespace perflint

@@ -41,10 +41,12 @@ class FileProjectContext final : public ProjectContext {
   std::vector<StepEntry> step_entries(const std::string& file) override;
   static constexpr int kMaxDepth = 6;
   // What the project answers for `file`: the path, size and modification time of the .py files of
-  // its directory (the siblings the model reads), its linker entries, and the cudnn.benchmark
-  // look-up. A change elsewhere in the project changes a file's key only when it changes one of
+  // its directory (the siblings the model reads) and of the project files it imports (whose
+  // options and step functions it may read), its linker entries, and the cudnn.benchmark look-up. A change elsewhere in the project changes a file's key only when it changes one of
   // those answers.
   std::string fingerprint(const std::string& file) override;
+  std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
+                                              std::string_view dest, std::string* module_path) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
 
  private:
@@ -62,6 +64,7 @@ class FileProjectContext final : public ProjectContext {
     std::string root;
     bool usable = false;                                     // not too many files
     std::map<std::string, std::vector<std::string>> importers;  // file -> files importing it
+    std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
     std::set<std::string> has_step_text;  // files naming .backward( and .step( that import project files
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
@@ -80,6 +83,7 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, Linked> linked_roots_;
   static constexpr int kMaxVisits = 8;
   std::map<std::string, std::string> dir_fingerprints_;            // directory -> its .py files' stats
+  std::map<std::string, std::unique_ptr<ModuleSummary>> option_summaries_;  // modules asked for options
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists

@@ -182,6 +182,10 @@ class Model {
   // Calls out of this module that run every training step (StepCall; `path` holds only how this
   // file was reached, when it was: the caller adds its own hop).
   std::vector<StepCall> step_calls() const;
+  // Its argparse options with their defaults, and where parse_args()'s result is returned/kept.
+  std::vector<OptionDefault> option_defaults() const;
+  std::vector<std::string> args_functions() const;
+  std::vector<std::string> args_variables() const;
 
   // ---- structure
   // The innermost enclosing node of `kind` (e.g. "function_definition"), or null.

@@ -36,6 +36,9 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   m.functions = model.function_summaries();
   m.stepped_results = model.stepped_results();
   m.step_calls = model.step_calls();
+  m.options = model.option_defaults();
+  m.args_functions = model.args_functions();
+  m.args_variables = model.args_variables();
   return m;
 }
 

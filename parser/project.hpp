@@ -4,11 +4,24 @@
 // (one level: a sibling's own siblings are not followed); summarize_module is pure.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace perflint {
+
+// An argparse option of a module, with its default when statically known (for `args.x` in a file
+// whose args come from that module: `args = get_args()`, `from config import args`).
+struct OptionDefault {
+  std::string dest, flag;
+  enum class Kind { Unknown, None, Bool, Int, Float, String } kind = Kind::Unknown;
+  bool b = false;
+  long long i = 0;
+  double f = 0.0;
+  std::string s;
+  uint32_t line = 0;
+};
 
 struct FunctionSummary {
   std::string name;
@@ -73,6 +86,9 @@ struct ModuleSummary {
   std::vector<FunctionSummary> functions;
   std::vector<SteppedResult> stepped_results;
   std::vector<StepCall> step_calls;   // calls out of the module that run every step
+  std::vector<OptionDefault> options;        // its argparse options
+  std::vector<std::string> args_functions;   // functions that return parse_args()'s result
+  std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
   const FunctionSummary* function(std::string_view name) const;
 };
 
@@ -114,6 +130,18 @@ class ProjectContext {
     (void)from_file;
     (void)target;
     return nullptr;
+  }
+  // The default of argparse option `dest` of the module behind `source` (a dotted name as the
+  // importing file's imports give it: "config.get_args" for `args = get_args()`, "config.args" for
+  // `from config import args`), when that module parses its options there; its path goes to
+  // `*module_path`. nullopt when not known.
+  virtual std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
+                                                      std::string_view dest, std::string* module_path) {
+    (void)from_file;
+    (void)source;
+    (void)dest;
+    (void)module_path;
+    return std::nullopt;
   }
   // A fingerprint of everything outside `file` that the answers above read for it (for the result
   // cache: when it changes, a cached result of `file` is stale). Empty: no project.

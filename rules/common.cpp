@@ -76,6 +76,8 @@ std::string origin_note_text(std::string_view param, const Value& value) {
 }
 
 std::optional<Note> origin_note(const Emitter& out, std::string_view param, const Value& value) {
+  if (!value.from_option && !value.from_config.empty() && ts_node_is_null(value.origin))
+    return Note{std::string(param) + " comes from " + value.from_config + ": " + value.repr(), std::nullopt};
   if (!value.from_option && !value.from_config.empty() && !ts_node_is_null(value.origin))
     return out.note(value.origin, std::string(param) + " comes from " + value.from_config + ": " + value.repr() +
                                       ", line " +

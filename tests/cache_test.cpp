@@ -136,5 +136,34 @@ TEST(ResultCache, AnUnwritableCacheIsNoError) {
   EXPECT_TRUE(r.err.empty() || !contains(r.err, "cache")) << r.err;
 }
 
+TEST(ResultCache, AChangeInAnImportedModuleElsewhereMakesANewKey) {
+  // train.py reads its options from conf/options.py (another directory): a cached result must not
+  // outlive a change there.
+  TempDir project, cache;
+  project.write("pyproject.toml", "[project]\nname = 'x'\n");
+  project.mkdir("conf");
+  project.write("conf/__init__.py", "");
+  const std::string options = "import argparse\n\n\ndef get_args():\n    p = argparse.ArgumentParser()\n"
+                              "    p.add_argument('--workers', type=int, default=0)\n    return p.parse_args()\n";
+  project.write("conf/options.py", options);
+  project.write("train.py",
+                "import torch\nfrom torch.utils.data import DataLoader\nfrom conf.options import get_args\n\n\n"
+                "def main(model, ds, opt):\n    args = get_args()\n"
+                "    loader = DataLoader(ds, num_workers=args.workers, pin_memory=True)\n"
+                "    for x, y in loader:\n        loss = model(x.cuda(non_blocking=True)).sum()\n"
+                "        loss.backward()\n        opt.step()\n");
+  const std::vector<std::string> args{"--isolated", "--select", "PFL101", "--cache-dir", cache.str(), "train.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_TRUE(contains(first.out, "PFL101")) << first.out << first.err;
+  ASSERT_TRUE(contains(first.out, "--workers of options.py")) << first.out;
+  ASSERT_GT(tamper(cache.path(), "main process", "MAIN PROCESS"), 0);
+  EXPECT_TRUE(contains(run_perflint(args, project.str()).out, "MAIN PROCESS"));
+  std::string faster = options;
+  faster.replace(faster.find("default=0"), 9, "default=4");
+  project.write("conf/options.py", faster);
+  const auto after = run_perflint(args, project.str());
+  EXPECT_FALSE(contains(after.out, "PFL101")) << after.out;
+}
+
 }  // namespace
 }  // namespace perflint

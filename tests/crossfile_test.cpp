@@ -223,5 +223,14 @@ TEST(CrossFile, ALoopCallingAStepOfAnotherFileIsAStep) {
     if (e.path().extension() == ".py") check_file(e.path(), project);
 }
 
+TEST(CrossFile, OptionsParsedInAnotherModule) {
+  // train.py's args come from options.get_args(): --workers defaults to 0, --pin to False. Traps: a
+  // parser returned unparsed (build_parser), an option with a good default.
+  const fs::path dir = kDir.parent_path() / "crossfile_config";
+  FileProjectContext project;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".py") check_file(e.path(), project);
+}
+
 }  // namespace
 }  // namespace perflint

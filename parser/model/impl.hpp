@@ -498,6 +498,8 @@ struct Model::Impl {
   // literal that nothing writes to. Unknown otherwise.
   Value config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const;
   TSNode module_class(std::string_view name) const;
+  // `args.x` where args comes from another module that parses the options (ProjectContext::option_default).
+  Value imported_option(TSNode object, std::string_view dest, TSNode function) const;
   mutable std::optional<std::unordered_map<std::string_view, TSNode>> module_classes_;  // by name, first use
   // Calls whose receiver (or setattr target) is a name, by that name (indices in calls), first use.
   mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_on_;

@@ -259,6 +259,64 @@ std::vector<SteppedResult> Model::stepped_results() const {
   return out;
 }
 
+std::vector<OptionDefault> Model::option_defaults() const {
+  std::vector<OptionDefault> out;
+  for (const ArgOption& o : impl_->options) {
+    OptionDefault d;
+    d.dest = o.dest;
+    d.flag = o.flag;
+    d.line = o.line;
+    Value resolved = impl_->eval(o.default_value, TSNode{}, 0);
+    if (ts_node_is_null(o.default_value)) {
+      // No default=: store_true/store_false imply one; anything else defaults to None.
+      resolved = Value{};
+      const CallInfo* c = impl_->call_info(o.call);
+      const Argument* action = c ? c->keyword("action") : nullptr;
+      const Value a = action ? impl_->eval(action->value, TSNode{}, 0) : Value{};
+      if (a.kind == Value::Kind::String && a.s == "store_true") resolved.kind = Value::Kind::Bool, resolved.b = false;
+      else if (a.kind == Value::Kind::String && a.s == "store_false") resolved.kind = Value::Kind::Bool, resolved.b = true;
+      else if (!action) resolved.kind = Value::Kind::None;
+    }
+    switch (resolved.kind) {
+      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
+      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = resolved.b; break;
+      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = resolved.i; break;
+      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = resolved.f; break;
+      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = resolved.s; break;
+      default: d.kind = OptionDefault::Kind::Unknown; break;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<std::string> Model::args_functions() const {
+  std::vector<std::string> out;
+  if (impl_->options.empty()) return out;
+  // `return parser.parse_args()`, or `args = parser.parse_args(); ...; return args`.
+  for (const auto& [fn, ret] : impl_->returns) {
+    const TSNode v = ts_node_named_child(ret, 0);
+    if (ts_node_is_null(v)) continue;
+    const std::string_view txt = impl_->t(v);
+    const bool parsed = txt.find("parse_args(") != std::string_view::npos ||
+                        txt.find("parse_known_args(") != std::string_view::npos ||
+                        std::find(impl_->args_names.begin(), impl_->args_names.end(), txt) != impl_->args_names.end();
+    if (parsed) out.emplace_back(impl_->t(field(fn, "name")));
+  }
+  return out;
+}
+
+std::vector<std::string> Model::args_variables() const {
+  std::vector<std::string> out;
+  if (impl_->options.empty()) return out;
+  for (const auto& a : impl_->all_assigns) {
+    if (!ts_node_is_null(a.ctx.function) || !is(a.target, "identifier") || !is(a.value, "call")) continue;
+    const std::string_view fn = last_component(impl_->t(field(a.value, "function")));
+    if (fn == "parse_args" || fn == "parse_known_args") out.emplace_back(impl_->t(a.target));
+  }
+  return out;
+}
+
 std::vector<std::string> Model::imported_module_names() const {
   std::vector<std::string> out;
   for (const auto& m : impl_->imported_modules) {

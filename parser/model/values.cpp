@@ -87,6 +87,9 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   if (k == "attribute") {
     // args.workers -> the argparse default of --workers.
     TSNode obj = field(n, "object");
+    // Options parsed in another module of the project: `args = get_args()`, `from config import args`.
+    if (is(obj, "identifier") && project && !find_option(t(field(n, "attribute"))))
+      if (Value v = imported_option(obj, t(field(n, "attribute")), function); v.known()) return v;
     if (is(obj, "identifier"))
       if (Value c = config_value(obj, t(field(n, "attribute")), function, depth); c.known()) return c;
     // `cfg.find_unused` from a YAML config is not `--find-unused`: only names that hold parsed
@@ -120,6 +123,42 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     return d;
   }
   return Value{};
+}
+
+Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode function) const {
+  // Where the object comes from: an imported name, or the one assignment from a call of an
+  // imported function.
+  std::string source;
+  if (auto it = aliases.find(t(object)); it != aliases.end()) {
+    source = it->second;
+  } else {
+    const Bindings& b = bindings();
+    for (TSNode scope : {function, TSNode{}}) {
+      const ScopeName sk = scope_key(scope, t(object));
+      auto it2 = b.assigns.find(sk);
+      if (it2 == b.assigns.end()) continue;
+      if (it2->second.size() != 1) return Value{};
+      const TSNode v = all_assigns[it2->second.front()].value;
+      if (is(v, "call")) source = qualname_of(field(v, "function"));
+      break;
+    }
+  }
+  if (source.empty() || source.find('.') == std::string::npos) return Value{};
+  std::string module_path;
+  const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path);
+  if (!d) return Value{};
+  Value v;
+  switch (d->kind) {
+    case OptionDefault::Kind::None: v.kind = Value::Kind::None; break;
+    case OptionDefault::Kind::Bool: v.kind = Value::Kind::Bool; v.b = d->b; break;
+    case OptionDefault::Kind::Int: v.kind = Value::Kind::Int; v.i = d->i; break;
+    case OptionDefault::Kind::Float: v.kind = Value::Kind::Float; v.f = d->f; break;
+    case OptionDefault::Kind::String: v.kind = Value::Kind::String; v.s = d->s; break;
+    default: return Value{};
+  }
+  v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
+                  std::to_string(d->line) + ", its default)";
+  return v;
 }
 
 TSNode Model::Impl::module_class(std::string_view name) const {
