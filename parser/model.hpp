@@ -152,6 +152,10 @@ class Model {
   const std::vector<std::pair<const ModuleSummary*, TSNode>>& step_siblings() const;
   const std::vector<TSNode>& step_loops() const;
   StepContext step_context(TSNode node) const;
+  // `name` is a parameter of a function that runs with the step: the argument every per-step call
+  // of this file binds to it (empty when one of them binds none, passes *args/**kwargs, or the
+  // function is not called per step here).
+  std::vector<TSNode> step_arguments(TSNode name) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
   bool is_batch_expression(TSNode expr) const;
   // The loader whose batches reach `expr`, when known.

@@ -164,6 +164,32 @@ StepContext Model::step_context(TSNode node) const {
   return sc;
 }
 
+std::vector<TSNode> Model::step_arguments(TSNode name) const {
+  std::vector<TSNode> out;
+  if (!is(name, "identifier")) return out;
+  const TSNode fn = impl_->function_containing(name);
+  if (ts_node_is_null(fn)) return out;
+  const size_t fi = impl_->function_index(fn);
+  if (fi == SIZE_MAX) return out;
+  const auto& params = impl_->functions[fi].params;
+  const auto p = std::find(params.begin(), params.end(), impl_->t(name));
+  if (p == params.end()) return out;
+  // Rebound in the function: not the caller's value any more.
+  const auto& b = impl_->bindings();
+  if (b.assigns.count(Impl::scope_key(fn, impl_->t(name)))) return out;
+  for (size_t i : impl_->callers[fi]) {
+    if (!impl_->step_where(impl_->call_ctx[i]).in()) continue;
+    const CallInfo& c = impl_->calls[i];
+    if (c.star_args || c.unresolved_kwargs) return {};
+    int index = static_cast<int>(p - params.begin());
+    if (!params.empty() && params.front() == "self" && is(c.function, "attribute")) --index;
+    const TSNode arg = c.arg(impl_->t(name), index);
+    if (ts_node_is_null(arg)) return {};
+    out.push_back(arg);
+  }
+  return out;
+}
+
 bool Model::is_batch_expression(TSNode expr) const { return impl_->batch_loop(expr) >= 0; }
 
 const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {

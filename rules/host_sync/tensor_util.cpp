@@ -199,6 +199,14 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
     if (k == "identifier") {
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
+      // A parameter of a function the step calls: what every per-step call binds to it
+      // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
+      if (depth < 4) {
+        const std::vector<TSNode> bound = model.step_arguments(n);
+        bool all = !bound.empty();
+        for (TSNode b : bound) all = all && is_tensor_like(model, b, losses);
+        if (all) return true;
+      }
     } else if (k == "call") {
       if (chain_has_host_copy(model, n)) continue;
       const CallInfo* c = model.call(n);
