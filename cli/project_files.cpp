@@ -680,4 +680,16 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
   return std::nullopt;
 }
 
+const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const ImportGraph& g = graph_for(linker_root(self));
+  const auto imp = g.imports.find(self.string());
+  if (imp == g.imports.end()) return nullptr;
+  for (const std::string& f : imp->second)
+    if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
+  return nullptr;
+}
+
 }  // namespace perflint

@@ -23,6 +23,7 @@ class FileProjectContext final : public ProjectContext {
 
   const ModuleSummary* sibling(const std::string& from_file, std::string_view module) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
+  const ModuleSummary* cuda_imported(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
                                      const SteppedResult** which) override;
   // The project: the nearest directory at or above the file's with .git, pyproject.toml, setup.py or

@@ -101,6 +101,12 @@ class ProjectContext {
   virtual const ModuleSummary* sibling(const std::string& from_file, std::string_view module) = 0;
   // A sibling in the same directory that imports `file`'s module and uses CUDA, or nullptr.
   virtual const ModuleSummary* cuda_importer(const std::string& file) = 0;
+  // A module of the project that `file` imports and that uses CUDA (a `dist_util.dev()` that returns
+  // the CUDA device), or nullptr.
+  virtual const ModuleSummary* cuda_imported(const std::string& file) {
+    (void)file;
+    return nullptr;
+  }
   // A sibling whose training loop iterates what `function` (in `file`) returns at `index`; its
   // matching entry goes to `*which`. nullptr when none.
   virtual const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,

@@ -217,6 +217,8 @@ TEST(CrossFile, LinkerEntriesAreTheFunctionsTheStepRuns) {
 TEST(CrossFile, ALoopCallingAStepOfAnotherFileIsAStep) {
   // main.py's loop calls runner.train_step(x), which does backward and the optimizer step in
   // steps.py (where the autocast is too: no PFL401/PFL402 in main.py); its eval_step loop is no step.
+  // loop.py has no CUDA of its own but imports devices.py, which picks the CUDA device; cpu_loop.py
+  // imports only a helper without CUDA: its step is a CPU one.
   const fs::path dir = kDir.parent_path() / "crossfile_wrappers";
   FileProjectContext project;
   for (const auto& e : fs::directory_iterator(dir))

@@ -398,6 +398,7 @@ struct Model::Impl {
 
   ProjectContext* project = nullptr;
   const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
+  const ModuleSummary* cuda_imported = nullptr;  // or from a project module this file imports
   // Functions of this file that another file's step runs (ProjectContext::step_entries), and per
   // function the entry that reaches it (-1: none).
   // Sibling modules whose function holds the step this file calls, with the call.

@@ -213,7 +213,7 @@ const DataLoaderInfo* Model::dataloader(TSNode call_node) const {
 
 bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
 
-const ModuleSummary* Model::cuda_importer() const { return impl_->importer; }
+const ModuleSummary* Model::cuda_importer() const { return impl_->importer ? impl_->importer : impl_->cuda_imported; }
 
 std::string Model::project_assigns(std::string_view attribute) const {
   return impl_->project ? impl_->project->project_assigns(impl_->src.path(), attribute) : std::string();
@@ -225,6 +225,9 @@ std::string Model::cuda_where() const {
   if (impl_->importer)
     return "in " + std::filesystem::path(impl_->importer->path).filename().string() +
            ", which imports this file (line " + std::to_string(impl_->importer->cuda_line) + ")";
+  if (impl_->cuda_imported)
+    return "in " + std::filesystem::path(impl_->cuda_imported->path).filename().string() +
+           ", which this file imports (line " + std::to_string(impl_->cuda_imported->cuda_line) + ")";
   if (const std::string path = cuda_step_path(); !path.empty())
     return "in the CUDA training step that runs this file's code (" + path + ")";
   return {};

@@ -213,7 +213,10 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   link_external();
   // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
   // imports it. Only files with a step loop ask, so library code costs nothing.
-  if (project && null(cuda_node) && !step_loop_nodes.empty()) importer = project->cuda_importer(src.path());
+  if (project && null(cuda_node) && !step_loop_nodes.empty()) {
+    importer = project->cuda_importer(src.path());
+    if (!importer) cuda_imported = project->cuda_imported(src.path());
+  }
   collect_loaders();
 }
 
