@@ -554,6 +554,10 @@ struct Model::Impl {
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // The branch of frame `f` is off when the script runs with its argparse defaults (`if args.visdom:`
+  // with `--visdom` False; the else of a flag defaulting to True). Cached per `if`: (then, else).
+  bool flag_off(const Frame& f, TSNode function) const;
+  mutable std::unordered_map<NodeKey, std::pair<bool, bool>, NodeKeyHash> flag_off_cache;
   // A branch of function `fi` that its parameters' defaults switch off, when no call that runs the
   // function passes them: `if augment:` with `augment=False`, the else of `if not reverse:` with
   // `reverse=False` (inference paths of a model's forward()).

@@ -245,8 +245,29 @@ void Model::Impl::find_steps() {
   }
 }
 
+bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
+  // `if args.visdom:` with `--visdom` defaulting to False: the branch does not run as the script is
+  // launched by default (in an else branch, the flag defaulting to True).
+  if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) return false;
+  auto it = flag_off_cache.find(key(f.node));
+  if (it != flag_off_cache.end()) return null(f.condition) ? it->second.second : it->second.first;
+  const Value v = eval(field(f.node, "condition"), function, 0);
+  std::optional<bool> truth = v.from_option ? v.truthy() : std::nullopt;
+  // A device switch (`-gpu`, `--cuda`, `--use_cuda`): the CUDA configuration is the one judged, as
+  // the README runs it, whatever the flag's default.
+  if (v.from_option)
+    for (std::string_view w : {"cuda", "gpu", "device", "accel"})
+      if (icontains(v.from_option->dest, w)) truth = std::nullopt;
+  const bool off_then = truth == false, off_else = truth == true;
+  flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
+  return null(f.condition) ? off_else : off_then;
+}
+
 Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) const {
   StepWhere w;
+  // A branch an argparse flag's default switches off runs in no default launch.
+  for (const Frame& f : ctx.frames)
+    if (flag_off(f, ctx.function)) return w;
   // Innermost step loop among the frames; guards after it count.
   for (size_t i = ctx.frames.size(); i-- > 0;) {
     const Frame& f = ctx.frames[i];

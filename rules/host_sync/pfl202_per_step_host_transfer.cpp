@@ -139,6 +139,37 @@ bool inside_print(const Model& model, TSNode n) {
   return false;
 }
 
+// A tensor made by a torch factory without `device=` (on the host), through shape and dtype calls:
+// `torch.Tensor([a, b]).unsqueeze(0)`, `torch.ones((1, 3))`.
+bool built_on_host(const Model& model, TSNode expr) {
+  for (int hop = 0; hop < 8; ++hop) {
+    while (ts::is(expr, "parenthesized_expression") && ts_node_named_child_count(expr) == 1)
+      expr = ts_node_named_child(expr, 0);
+    if (!ts::is(expr, "call")) return false;
+    const CallInfo* c = model.call(expr);
+    if (!c) return false;
+    if (c->method.empty()) {
+      const std::string_view q = c->qualname;
+      if (!q.starts_with("torch.") || c->keyword("device")) return false;
+      const std::string_view f = q.substr(6);
+      for (std::string_view factory : {"zeros", "ones", "empty", "full", "tensor", "arange", "rand", "randn", "randint",
+                                       "eye", "linspace", "from_numpy", "as_tensor", "Tensor", "FloatTensor",
+                                       "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor"})
+        if (f == factory) return true;
+      return false;
+    }
+    for (std::string_view m : {"unsqueeze", "squeeze", "view", "reshape", "float", "long", "int", "double", "t",
+                               "transpose", "permute", "contiguous", "flatten"})
+      if (c->method == m) {
+        expr = c->receiver;
+        goto next;
+      }
+    return false;
+  next:;
+  }
+  return false;
+}
+
 // The tensor formatted by an f-string, a `"..." % t` or a `"...".format(t)` outside print: null
 // when there is none.
 TSNode formatted_tensor(const Model& model, TSNode node, const std::vector<std::string>& losses) {
@@ -232,6 +263,8 @@ class RulePFL202 final : public Rule {
       // `model.cpu()` moves parameters (a one-off, usually at save time), not a step's tensor.
       if (looks_like_module(model, call->receiver)) return;
       if (rooted_in_other_library(model, call->receiver)) return;
+      // `torch.ones((1, 3)).cpu()`: built on the host a moment ago, no device involved.
+      if (built_on_host(model, call->receiver)) return;
       if (chain_has_host_copy(model, call->receiver)) return;
       const std::string site = short_text(model, node, 70);
       if (call->method == "tolist")
