@@ -148,7 +148,7 @@ bool built_on_host(const Model& model, TSNode expr) {
     if (!ts::is(expr, "call")) return false;
     const CallInfo* c = model.call(expr);
     if (!c) return false;
-    if (c->method.empty()) {
+    if (!c->qualname.empty()) {  // `torch.ones(...)` (the method is `ones` too: test the name first)
       const std::string_view q = c->qualname;
       if (!q.starts_with("torch.") || c->keyword("device")) return false;
       const std::string_view f = q.substr(6);
