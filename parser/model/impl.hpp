@@ -367,7 +367,8 @@ struct Model::Impl {
     TSNode node;
     Context ctx;               // frames outside the loop (the loop itself not included)
     bool direct_step = false;  // contains a marker or a call to a step function
-    bool step = false;         // innermost such loop
+    bool step = false;         // innermost such loop, or one with its own optimizer step
+    bool own_optimizer_step = false;  // an optimizer step in its body, outside any inner loop
     bool repeated = false;
     std::vector<std::string_view> batch_names;  // views into the source
     int loader = -1;

@@ -213,15 +213,25 @@ void Model::Impl::find_steps() {
     if (!step)
       for (size_t f : call_callees[i]) step = step || functions[f].step_fn;
     if (step) mark_loops(i);
+    // `optimizer.step()` / `scaler.step(opt)` whose innermost loop is this one.
+    if (marker[i] && calls[i].method == "step")
+      for (size_t k = call_ctx[i].frames.size(); k-- > 0;)
+        if (call_ctx[i].frames[k].kind == Frame::Kind::Loop) {
+          if (auto it = loop_index.find(key(call_ctx[i].frames[k].node)); it != loop_index.end())
+            loops[it->second].own_optimizer_step = true;
+          break;
+        }
   }
-  // Step loops: the innermost loops that contain a step.
+  // Step loops: the innermost loops that contain a step, and a loop with its own optimizer step
+  // around an inner one that only accumulates gradients (`for micro_step in range(accum): ...
+  // loss.backward()`, then `optimizer.step()`): once per optimizer step is every step.
   for (auto& l : loops) l.step = l.direct_step;
   for (auto& l : loops) {
     if (!l.direct_step) continue;
     for (const auto& fr : l.ctx.frames) {
       if (fr.kind != Frame::Kind::Loop) continue;
       auto it = loop_index.find(key(fr.node));
-      if (it != loop_index.end()) loops[it->second].step = false;
+      if (it != loop_index.end() && !loops[it->second].own_optimizer_step) loops[it->second].step = false;
     }
   }
   for (auto& l : loops)

@@ -271,7 +271,7 @@ void Model::Impl::visit(TSNode n, Sym k, TSNode parent, Context ctx) {
         for (const auto& nm : names) opaque_names.push_back(scope_key(ctx.function, nm));
       }
       loop_index.emplace(key(n), loops.size());
-      loops.push_back(Loop{n, std::move(ctx), false, false, false, {}, -1});
+      loops.push_back(Loop{n, std::move(ctx), false, false, false, false, {}, -1});
       break;
     }
     case Sym::Function: {
