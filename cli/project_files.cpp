@@ -497,6 +497,16 @@ std::string linker_root(const fs::path& file) {
   // Up through every package level (a deep module of one package shares its root with the rest).
   for (int up = 0; up < 32 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up)
     dir = dir.parent_path();
+  // Without a marker, a directory of modules (`core/` without an __init__.py, imported as
+  // `core.data_loader` by `main.py` next to it) belongs to the scripts above it: up while the parent
+  // holds .py files (bounded).
+  for (int up = 0; up < 3 && dir != dir.parent_path(); ++up) {
+    bool scripts = false;
+    for (fs::directory_iterator d(dir.parent_path(), ec), end; !ec && d != end && !scripts; d.increment(ec))
+      scripts = d->path().extension() == ".py";
+    if (!scripts) break;
+    dir = dir.parent_path();
+  }
   return within(fs::path(root), dir) && fs::path(root) != dir ? dir.string() : root;
 }
 

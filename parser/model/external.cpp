@@ -128,6 +128,13 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
 }
 
 std::string Model::Impl::outgoing_target(const CallInfo& c) const {
+  // `next(fetcher)` runs the `__next__` of the imported class `fetcher` was built from (stargan-v2's
+  // InputFetcher, the prefetchers of many repositories).
+  if (is(c.function, "identifier") && t(c.function) == "next" && !c.positional.empty() &&
+      (is(c.positional.front(), "identifier") || is(c.positional.front(), "attribute"))) {
+    if (auto q = instance_qualname(c.positional.front()); !q.empty()) return q + ".__next__";
+    return {};
+  }
   if (!c.qualname.empty()) {
     // `maximum_path(...)`, `commons.rand_slice_segments(...)`, `misc.MetricLogger.update` is not
     // written this way (an instance's method), so a qualified name is a function or a class.
