@@ -8,7 +8,9 @@
 set -euo pipefail
 BIN=${1:?usage: score.sh BINARY}
 BIN=$(readlink -f "$BIN")
-HERE=$(cd "$(dirname "$0")" && pwd)
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+# ROUND_DIR: another round's directory (its corpus, targets.txt, judged.tsv, ...) scored the same way.
+HERE=${ROUND_DIR:-$SCRIPTS}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # KEEP=DIR keeps the JSON reports there (to judge new findings by hand)
@@ -20,4 +22,4 @@ grep -v '^#' "$HERE/targets.txt" | while IFS=$'\t' read -r repo targets; do
   if [ ! -s "$OUT/$repo.json" ]; then echo "error: no report for $repo (see below)" >&2; cat "$OUT/$repo.err" >&2; exit 2; fi
 done
 if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT"/*.json "$KEEP"/; fi
-python3 "$HERE/score.py" "$HERE" "$OUT"
+python3 "$SCRIPTS/score.py" "$HERE" "$OUT"
