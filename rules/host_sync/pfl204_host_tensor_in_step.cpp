@@ -33,27 +33,6 @@ bool keeps_place(std::string_view method) {
   return false;
 }
 
-// `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.FloatTensor)`
-// (or a device/type the model cannot read) anywhere in the file: factories may already build on
-// the GPU. The call, or null.
-const CallInfo* default_device_call(const Model& model) {
-  for (const auto& c : model.calls()) {
-    if (c.qualname == "torch.set_default_device") {
-      const Value v = model.evaluate(c.arg("device", 0));
-      if (!v.known() || (v.kind == Value::Kind::String && v.s.starts_with("cuda")) || v.kind == Value::Kind::Int)
-        return &c;
-    } else if (c.qualname == "torch.set_default_tensor_type") {
-      TSNode t = c.arg("t", 0);
-      const Value v = model.evaluate(t);
-      if (v.kind == Value::Kind::String ? v.s.find("cuda") != std::string::npos
-                                        : model.text(t).find("cuda") != std::string_view::npos ||
-                                              !model.qualname(t).starts_with("torch."))
-        return &c;
-    }
-  }
-  return nullptr;
-}
-
 
 std::string_view factory_name(std::string_view qualname) {
   constexpr std::string_view prefix = "torch.";

@@ -112,6 +112,24 @@ std::vector<std::string> loss_names(const Model& model) {
   return out;
 }
 
+const CallInfo* default_device_call(const Model& model) {
+  for (const auto& c : model.calls()) {
+    if (c.qualname == "torch.set_default_device") {
+      const Value v = model.evaluate(c.arg("device", 0));
+      if (!v.known() || (v.kind == Value::Kind::String && v.s.starts_with("cuda")) || v.kind == Value::Kind::Int)
+        return &c;
+    } else if (c.qualname == "torch.set_default_tensor_type") {
+      TSNode t = c.arg("t", 0);
+      const Value v = model.evaluate(t);
+      if (v.kind == Value::Kind::String ? v.s.find("cuda") != std::string::npos
+                                        : model.text(t).find("cuda") != std::string_view::npos ||
+                                              !model.qualname(t).starts_with("torch."))
+        return &c;
+    }
+  }
+  return nullptr;
+}
+
 bool rooted_in_other_library(const Model& model, TSNode expr) {
   TSNode r = root_name(expr);
   if (ts_node_is_null(r)) return false;

@@ -38,6 +38,11 @@ bool is_host_copy_method(std::string_view method);
 // (`x.cpu()` in `x.cpu().numpy()`): the copy is reported there, once.
 bool chain_has_host_copy(const Model& model, TSNode expr);
 
+// `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.FloatTensor)`
+// (or a device/type the model cannot read) anywhere in the file: torch factories may already build
+// on the GPU. The call, or null. Ask through `model.derived(default_device_call)` (computed once).
+const CallInfo* default_device_call(const Model& model);
+
 // True when the expression's root name is an import of a library other than torch (`np`, `math`).
 bool rooted_in_other_library(const Model& model, TSNode expr);
 
