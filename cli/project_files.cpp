@@ -512,6 +512,12 @@ std::string linker_root(const fs::path& file) {
 
 }  // namespace
 
+const std::string& FileProjectContext::root_for(const fs::path& file) {
+  const std::string dir = file.parent_path().string();
+  if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
+  return roots_.emplace(dir, linker_root(file)).first->second;
+}
+
 namespace {
 
 // Adds `e` to `entries` (one per function: the arguments of every call that runs it merged, the path
@@ -588,7 +594,7 @@ std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file)
   std::error_code ec;
   const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const std::string root = linker_root(fs::path(self));
+  const std::string root = root_for(fs::path(self));
   link_root(root);
   const auto& entries = linked_roots_[root].entries;
   const auto it = entries.find(self);
@@ -621,7 +627,7 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
     }
     out = it->second;
     // The project files it imports.
-    const ImportGraph& g = graph_for(linker_root(self));
+    const ImportGraph& g = graph_for(root_for(self));
     if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
       for (const std::string& f : imp->second) {
         const auto size = fs::file_size(f, ec);
@@ -646,7 +652,7 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(linker_root(self), self.string(), target);
+  const auto r = resolve_target(root_for(self), self.string(), target);
   if (!r || r->first == self.string()) return nullptr;
   const ModuleSummary* s = summary_of(r->first);
   if (!s) return nullptr;
@@ -666,7 +672,7 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(linker_root(self), self.string(), source);
+  const auto r = resolve_target(root_for(self), self.string(), source);
   if (!r || r->first == self.string() || r->second.find('.') != std::string::npos) return std::nullopt;
   auto it = option_summaries_.find(r->first);
   if (it == option_summaries_.end()) {
@@ -694,7 +700,7 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const ImportGraph& g = graph_for(linker_root(self));
+  const ImportGraph& g = graph_for(root_for(self));
   const auto imp = g.imports.find(self.string());
   if (imp == g.imports.end()) return nullptr;
   for (const std::string& f : imp->second)

@@ -3,12 +3,14 @@
 // the whole run. Thread-safe: files are linted in parallel.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "parser/project.hpp"
@@ -74,6 +76,10 @@ class FileProjectContext final : public ProjectContext {
   std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,
                                                                     const std::string& target);
   std::map<std::string, bool> exists_;  // path -> is a regular file
+  // The linker's root of a file (an absolute, normal path), looked up once per directory: the climb
+  // asks the file system at every level.
+  const std::string& root_for(const std::filesystem::path& file);  // caller holds mu_
+  std::unordered_map<std::string, std::string> roots_;  // directory -> linker root
   bool file_exists(const std::string& path);
   // The linker's table for a root: each file's step entries, computed once, to a fixpoint.
   struct Linked {

@@ -555,6 +555,9 @@ struct Model::Impl {
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // False when no node of the file can be step code: no step loop and nothing reached from another
+  // file's step. Set after find_steps and link_external; most library files answer here at once.
+  bool any_step = true;
   // The branch of frame `f` is off when the script runs with its argparse defaults (`if args.visdom:`
   // with `--visdom` False; the else of a flag defaulting to True). Cached per `if`: (then, else).
   bool flag_off(const Frame& f, TSNode function) const;

@@ -144,6 +144,7 @@ const std::vector<std::pair<const ModuleSummary*, TSNode>>& Model::step_siblings
 const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_nodes; }
 
 StepContext Model::step_context(TSNode node) const {
+  if (!impl_->any_step) return {};
   const Context* known = impl_->call_context(node);
   Context climbed;
   if (!known) {

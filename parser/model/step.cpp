@@ -275,6 +275,7 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
 
 Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) const {
   StepWhere w;
+  if (!any_step) return w;
   // A branch an argparse flag's default switches off runs in no default launch.
   for (const Frame& f : ctx.frames)
     if (flag_off(f, ctx.function)) return w;

@@ -211,6 +211,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   resolve_kwargs();
   find_steps();
   link_external();
+  any_step = !external.empty() || std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
   // imports it. Only files with a step loop ask, so library code costs nothing.
   if (project && null(cuda_node) && !step_loop_nodes.empty()) {

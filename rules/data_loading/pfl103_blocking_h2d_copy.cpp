@@ -23,11 +23,11 @@ class RulePFL103 final : public Rule {
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
+    if (!model.step_context(node).per_step()) return;  // first: a call's context is known, the batch look-up is not cheap
     std::optional<Copy> copy = batch_device_copy(model, node);
     if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || *copy->non_blocking) return;
     const CallInfo* call = copy->call;
-    if (!model.step_context(node).per_step()) return;
 
     const DataLoaderInfo* loader =
         ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);

@@ -22,10 +22,10 @@ class RulePFL104 final : public Rule {
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
+    if (!model.step_context(node).in_step) return;  // first: a call's context is known, the batch look-up is not cheap
     std::optional<Copy> copy = batch_device_copy(model, node);
     if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || !*copy->non_blocking) return;
-    if (!model.step_context(node).in_step) return;
     const DataLoaderInfo* loader = ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
     if (!loader) return;
     const std::optional<Flag> pin = loader_flag(model, *loader->call, "pin_memory");

@@ -323,8 +323,8 @@ class RulePFL202 final : public Rule {
   // condition (`if loss > 10:`, `if (t > 0).any():`).
   static void check_implicit(TSNode node, const Model& model, Emitter& out) {
     const bool condition = ts::is(node, "if_statement") || ts::is(node, "elif_clause") || ts::is(node, "while_statement");
-    if (!condition && inside_print(model, node)) return;
-    // Cheap syntactic test before the step context and the file-wide loss scan.
+    // Cheap syntactic tests first, then the step context; the climb out of print() and the
+    // file-wide loss scan last.
     if (ts::is(node, "string")) {
       bool interpolates = false;
       for (TSNode part : ts::named_children(node)) interpolates = interpolates || ts::is(part, "interpolation");
@@ -333,6 +333,7 @@ class RulePFL202 final : public Rule {
     if (ts::is(node, "binary_operator") && ts_node_is_null(percent_arguments(node))) return;
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
+    if (!condition && inside_print(model, node)) return;
     const auto& losses = model.derived(loss_names);
     if (condition) {
       TSNode t = tested_tensor(model, node, losses);
