@@ -489,7 +489,7 @@ namespace {
 // The linker's root: project_root, or above it the directory that holds the file's top package when
 // that is higher (a package with a setup.py of its own for a C extension, such as vits's
 // monotonic_align/, is imported by the files around it).
-std::string linker_root(const fs::path& file) {
+std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& holds_scripts) {
   std::string root = project_root(file);
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
@@ -501,9 +501,12 @@ std::string linker_root(const fs::path& file) {
   // `core.data_loader` by `main.py` next to it) belongs to the scripts above it: up while the parent
   // holds .py files (bounded).
   for (int up = 0; up < 3 && dir != dir.parent_path(); ++up) {
-    bool scripts = false;
-    for (fs::directory_iterator d(dir.parent_path(), ec), end; !ec && d != end && !scripts; d.increment(ec))
-      scripts = d->path().extension() == ".py";
+    // Listed once per directory (the copies of a corpus share their parent).
+    auto [known, fresh] = holds_scripts.try_emplace(dir.parent_path().string(), false);
+    if (fresh)
+      for (fs::directory_iterator d(dir.parent_path(), ec), end; !ec && d != end && !known->second; d.increment(ec))
+        known->second = d->path().extension() == ".py";
+    const bool scripts = known->second;
     if (!scripts) break;
     dir = dir.parent_path();
   }
@@ -515,7 +518,7 @@ std::string linker_root(const fs::path& file) {
 const std::string& FileProjectContext::root_for(const fs::path& file) {
   const std::string dir = file.parent_path().string();
   if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
-  return roots_.emplace(dir, linker_root(file)).first->second;
+  return roots_.emplace(dir, linker_root(file, holds_scripts_)).first->second;
 }
 
 namespace {

@@ -529,6 +529,9 @@ struct Model::Impl {
 
   // ---- training step --------------------------------------------------------------------------
   bool optimizer_like(TSNode recv) const;
+  bool optimizer_like_uncached(TSNode recv) const;
+  // optimizer_like depends on the expression's text only (a name, or a dotted attribute).
+  mutable std::unordered_map<std::string_view, bool> optimizer_memo_;
 
   bool is_marker(const CallInfo& c) const;
 

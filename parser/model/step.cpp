@@ -26,6 +26,15 @@ bool Model::Impl::evaluation_name(std::string_view raw) {
 
 bool Model::Impl::optimizer_like(TSNode recv) const {
   if (null(recv)) return false;
+  if (!is(recv, "identifier") && !is(recv, "attribute")) return optimizer_like_uncached(recv);
+  const std::string_view text_of = t(recv);
+  if (auto hit = optimizer_memo_.find(text_of); hit != optimizer_memo_.end()) return hit->second;
+  const bool yes = optimizer_like_uncached(recv);
+  optimizer_memo_.emplace(text_of, yes);
+  return yes;
+}
+
+bool Model::Impl::optimizer_like_uncached(TSNode recv) const {
   const std::string_view name = last_component(t(recv));
   if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
   if (icontains(name, "optim") || icontains(name, "opt")) return true;
@@ -170,9 +179,16 @@ void Model::Impl::find_steps() {
         optimizer = optimizer || optimizer_like(a);
         loss = loss || (is(a, "identifier") && icontains(t(a), "loss") && assigned_in_loop(a));
       };
-      for (TSNode a : c.positional) look(a);
+      // A loss-named argument first (a text test): most calls in a loop hand over none.
+      bool loss_named = false;
+      for (TSNode a : c.positional) loss_named = loss_named || (is(a, "identifier") && icontains(t(a), "loss"));
       for (const Argument& a : c.keywords)
-        if (a.name != "**") look(a.value);
+        loss_named = loss_named || (a.name != "**" && is(a.value, "identifier") && icontains(t(a.value), "loss"));
+      if (loss_named) {
+        for (TSNode a : c.positional) look(a);
+        for (const Argument& a : c.keywords)
+          if (a.name != "**") look(a.value);
+      }
       if (optimizer && loss) {
         marker[i] = true;
         continue;
