@@ -345,9 +345,13 @@ int run_lint(const Options& o) {
     if (dir.empty()) dir = (std::filesystem::path(cwd) / ".perflint_cache").string();
     cache.emplace(dir);
     ro.cache = &*cache;
+    project.use_cache(&*cache);  // the linker's facts too: a second run parses nothing
   }
   LintRun run = o.fix ? std::move(fixed.run) : lint_files(jobs, ro);
-  if (cache) cache->flush();
+  if (cache) {
+    project.save_facts();
+    cache->flush();
+  }
   std::vector<FileResult> results = merge_results(std::move(run.results), discovery);
 
   ProbeSummary probe_summary;

@@ -11,6 +11,7 @@
 
 #include "rules/registry.hpp"
 #include "rules/rule.hpp"
+#include "cli/serial.hpp"
 #include "util/io.hpp"
 
 namespace fs = std::filesystem;
@@ -21,21 +22,11 @@ namespace {
 
 constexpr std::string_view kMagic = "perflint-cache 1\n";
 constexpr std::string_view kPackMagic = "perflint-cache-pack 1\n";
-
-uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  static const char* d = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) out[i] = d[v & 15];
-  return out;
-}
+constexpr std::string_view kBlobMagic = "perflint-cache-blob 1\n";
+using serial::fnv1a;
+using serial::hex;
+using serial::In;
+using serial::Out;
 
 // This build: the version, and the executable's size and modification time (a rebuild with other
 // rules must not read results of the old one).
@@ -53,69 +44,6 @@ const std::string& build_id() {
   }();
   return id;
 }
-
-// Writer and reader of the format: numbers as decimal followed by a space, strings as their
-// length, ':' and the bytes.
-struct Out {
-  std::string s;
-  void n(uint64_t v) { s.append(std::to_string(v)).push_back(' '); }
-  void str(std::string_view v) {
-    s.append(std::to_string(v.size())).push_back(':');
-    s.append(v);
-  }
-  void pos(const Position& p) { n(p.line), n(p.column); }
-  void span(const Span& sp) { n(sp.start_byte), n(sp.end_byte), pos(sp.start), pos(sp.end); }
-};
-
-struct In {
-  std::string_view s;
-  bool ok = true;
-  uint64_t n() {
-    uint64_t v = 0;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (r.ec != std::errc() || r.ptr == s.data() + s.size() || *r.ptr != ' ') {
-      ok = false;
-      return 0;
-    }
-    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
-    return v;
-  }
-  uint32_t n32() {
-    const uint64_t v = n();
-    if (v > UINT32_MAX) ok = false;
-    return static_cast<uint32_t>(v);
-  }
-  std::string str() {
-    uint64_t len = 0;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), len);
-    if (r.ec != std::errc() || r.ptr == s.data() + s.size() || *r.ptr != ':') {
-      ok = false;
-      return {};
-    }
-    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()) + 1);
-    if (len > s.size()) {
-      ok = false;
-      return {};
-    }
-    std::string v(s.substr(0, len));
-    s.remove_prefix(len);
-    return v;
-  }
-  Position pos() {
-    Position p;
-    p.line = n32();
-    p.column = n32();
-    return p;
-  }
-  Span span() {
-    Span sp;
-    sp.start_byte = n32();
-    sp.end_byte = n32();
-    sp.start = pos();
-    sp.end = pos();
-    return sp;
-  }
-};
 
 }  // namespace
 
@@ -286,9 +214,53 @@ void ResultCache::store(const std::string& key, const std::string& path, const F
   pack.dirty = true;
 }
 
+namespace {
+
+// Writes `bytes` to `target` through a temporary file renamed over it: a reader sees the old file or
+// the new one, never half of one. False when it could not.
+bool write_atomically(const std::string& target, const std::string& bytes) {
+  std::error_code ec;
+  std::ostringstream tmp_name;
+  tmp_name << target << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
+  {
+    std::ofstream out(tmp_name.str(), std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      out.close();
+      fs::remove(tmp_name.str(), ec);
+      return false;
+    }
+  }
+  fs::rename(tmp_name.str(), target, ec);
+  if (ec) fs::remove(tmp_name.str(), ec);
+  return !ec;
+}
+
+}  // namespace
+
+std::string ResultCache::blob_path(const std::string& name) const {
+  return (fs::path(dir_) / (hex(fnv1a(name)) + hex(fnv1a(build_id(), fnv1a(name))) + ".facts")).string();
+}
+
+std::optional<std::string> ResultCache::load_blob(const std::string& name) {
+  const FileRead read = read_whole_file(blob_path(name), 1ull << 30);
+  if (read.status != FileRead::Status::Ok || !std::string_view(read.bytes).starts_with(kBlobMagic)) return std::nullopt;
+  In in{std::string_view(read.bytes).substr(kBlobMagic.size())};
+  const std::string build = in.str(), stored_name = in.str();
+  std::string data = in.str();
+  if (!in.ok || !in.s.empty() || build != build_id() || stored_name != name) return std::nullopt;
+  return data;
+}
+
+void ResultCache::store_blob(const std::string& name, std::string data) {
+  std::lock_guard<std::mutex> lock(mu_);
+  blobs_[name] = std::move(data);
+}
+
 void ResultCache::flush() {
   std::lock_guard<std::mutex> lock(mu_);
-  bool any = false;
+  bool any = !blobs_.empty();
   for (const auto& [dir, pack] : packs_) any = any || pack.dirty;
   if (!any) return;
   std::error_code ec;
@@ -307,22 +279,15 @@ void ResultCache::flush() {
     o.s.append(kPackMagic);
     o.n(pack.entries.size());
     for (const auto& [path, entry] : pack.entries) o.str(path), o.str(entry.first), o.str(entry.second);
-    const std::string target = pack_path(dir);
-    std::ostringstream tmp_name;
-    tmp_name << target << ".tmp." << ::getpid() << "." << std::this_thread::get_id();
-    {
-      std::ofstream out(tmp_name.str(), std::ios::binary | std::ios::trunc);
-      if (!out) continue;
-      out.write(o.s.data(), static_cast<std::streamsize>(o.s.size()));
-      if (!out) {
-        out.close();
-        fs::remove(tmp_name.str(), ec);
-        continue;
-      }
-    }
-    fs::rename(tmp_name.str(), target, ec);
-    if (ec) fs::remove(tmp_name.str(), ec);
+    write_atomically(pack_path(dir), o.s);
   }
+  for (const auto& [name, data] : blobs_) {
+    Out o;
+    o.s.append(kBlobMagic);
+    o.str(build_id()), o.str(name), o.str(data);
+    write_atomically(blob_path(name), o.s);
+  }
+  blobs_.clear();
 }
 
 }  // namespace perflint

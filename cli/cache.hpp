@@ -1,8 +1,8 @@
 // The on-disk result cache (like ruff's): a file's lint result is kept under a key made of the file's
 // bytes, its rule set, the perflint build and a fingerprint of the project the linker reads around
 // it (every .py file's path, size and modification time under the linker's root), so a second run
-// over an unchanged repository parses nothing, and any change to a file the result may depend on
-// makes a new key. Entries are written atomically (a temporary file renamed); an unreadable or
+// over an unchanged repository parses nothing (the linker's facts are blobs of the same cache), and
+// any change to a file the result may depend on makes a new key. Entries are written atomically (a temporary file renamed); an unreadable or
 // malformed entry is a miss. The directory holds a CACHEDIR.TAG and a .gitignore of "*".
 #pragma once
 #include <atomic>
@@ -33,6 +33,10 @@ class ResultCache {
   // Writes the packs that changed (also done by the destructor). Results are packed per directory
   // of linted files: one file written per directory, not one per linted file.
   void flush();
+  // Named blobs beside the packs (the project linker's facts, cli/project_files.hpp): read at once,
+  // written by flush. A blob of another build, or a damaged one, is absent.
+  std::optional<std::string> load_blob(const std::string& name);
+  void store_blob(const std::string& name, std::string data);
   size_t hits() const { return hits_; }
   size_t misses() const { return misses_; }
 
@@ -43,6 +47,8 @@ class ResultCache {
   };
   Pack& pack_for(const std::string& abs_path);  // caller holds mu_
   std::string pack_path(const std::string& dir) const;
+  std::string blob_path(const std::string& name) const;
+  std::map<std::string, std::string> blobs_;  // name -> data to write at flush
   std::string dir_;
   std::mutex mu_;
   std::map<std::string, Pack> packs_;  // directory of linted files -> its pack

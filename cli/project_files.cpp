@@ -281,11 +281,17 @@ std::vector<std::string> project_python_files(const std::string& root) {
 
 }  // namespace
 
+const std::vector<std::string>& FileProjectContext::root_files(const std::string& root) {
+  if (auto it = root_files_.find(root); it != root_files_.end()) return it->second;
+  return root_files_.emplace(root, project_python_files(root)).first->second;
+}
+
 const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(const std::string& root,
                                                                                std::string_view attribute) {
   const std::string key = root + '\0' + std::string(attribute);
+  if (store_) load_facts(root);
   if (auto it = assigners_.find(key); it != assigners_.end()) return it->second;
-  std::vector<std::string> files = project_python_files(root);
+  const std::vector<std::string>& files = root_files(root);
   std::vector<Assigner> found;
   for (const auto& f : files) {
     // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
@@ -293,6 +299,7 @@ const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(c
     if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute))
       found.push_back({f, module_name(f, root), import_lines(read.bytes)});
   }
+  if (store_) mark_computed(root);
   return assigners_.emplace(key, std::move(found)).first->second;
 }
 
@@ -388,10 +395,11 @@ bool FileProjectContext::file_exists(const std::string& path) {
 }
 
 const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::string& root) {
+  if (store_) load_facts(root);
   if (auto it = graphs_.find(root); it != graphs_.end()) return it->second;
   ImportGraph g;
   g.root = root;
-  const std::vector<std::string> files = project_python_files(root);
+  const std::vector<std::string>& files = root_files(root);
   g.usable = !files.empty();
   if (g.usable) {
     const std::set<std::string> known(files.begin(), files.end());
@@ -441,13 +449,13 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
         }
       }
       targets.erase(f);
-      for (const std::string& t : targets) g.importers[t].push_back(f);
       if (!targets.empty()) g.imports[f].assign(targets.begin(), targets.end());
       // A step that imports nothing of the project calls nothing of it: not a seed (a project of
       // single-file scripts costs no second parse).
       if (targets.empty()) g.has_step_text.erase(f);
     }
   }
+  if (store_) mark_computed(root);
   return graphs_.emplace(root, std::move(g)).first->second;
 }
 
@@ -551,11 +559,13 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
 }  // namespace
 
 void FileProjectContext::link_root(const std::string& root) {
+  if (store_) load_facts(root);
   Linked& linked = linked_roots_[root];
   if (linked.started) return;
   linked.started = true;  // summaries made below read the table as it grows: no recursion
   const ImportGraph& g = graph_for(root);
   if (!g.usable) return;
+  if (store_) mark_computed(root);
   // A worklist to a fixpoint: the files with a training step first; a file whose entries grew is
   // summarised again (at most kMaxVisits times), its step calls resolved and merged into the files
   // they reach.

@@ -17,6 +17,8 @@
 
 namespace perflint {
 
+class ResultCache;
+
 class FileProjectContext final : public ProjectContext {
  public:
   // Files larger than this, and directories with more .py files than max_files, are not summarised.
@@ -52,6 +54,14 @@ class FileProjectContext final : public ProjectContext {
                                               std::string_view dest, std::string* module_path) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
 
+  // The linker's facts about each project root (its import graph, the step entries of its files,
+  // the files that assign an attribute) kept in the result cache between runs, valid while every
+  // .py file under the root has the same path, size and modification time (the test ruff's cache
+  // makes): a second run over an unchanged project reads and parses nothing for the linker.
+  // save_facts() hands what this run computed to the cache (written by its flush).
+  void use_cache(ResultCache* cache) { store_ = cache; }
+  void save_facts();
+
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
   const std::string& text_of(const std::string& path);       // cached, bounded; caller holds mu_
@@ -66,7 +76,6 @@ class FileProjectContext final : public ProjectContext {
   struct ImportGraph {
     std::string root;
     bool usable = false;                                     // not too many files
-    std::map<std::string, std::vector<std::string>> importers;  // file -> files importing it
     std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
     std::set<std::string> has_step_text;  // files naming .backward( and .step( that import project files
   };
@@ -102,6 +111,21 @@ class FileProjectContext final : public ProjectContext {
     std::vector<std::string> imports;
   };
   const std::vector<Assigner>& assigners(const std::string& root, std::string_view attribute);  // caller holds mu_
+  // The .py files under a root (project_python_files), walked once per run; caller holds mu_.
+  const std::vector<std::string>& root_files(const std::string& root);
+  std::map<std::string, std::vector<std::string>> root_files_;
+  // Facts kept between runs (cli/project_facts.cpp). Per root: the state they were computed from
+  // (each file's path, size and modification time), and whether this run computed any.
+  ResultCache* store_ = nullptr;
+  struct RootFacts {
+    std::string state;
+    bool dirty = false;
+  };
+  std::map<std::string, RootFacts> facts_;
+  // Once per root: the state now, and, when the cache holds facts of the same state, the graph, the
+  // linker's table and the assigners they hold; caller holds mu_.
+  void load_facts(const std::string& root);
+  void mark_computed(const std::string& root);  // caller holds mu_
   std::map<std::string, std::vector<Assigner>> assigners_;       // root + '\0' + attribute -> files
 };
 

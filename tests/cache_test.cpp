@@ -3,6 +3,7 @@
 // the rules makes a new key; --no-cache reads nothing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -126,6 +127,59 @@ TEST(ResultCache, ASecondRunReadsTheCacheUntilSomethingChanges) {
   const auto after = run_perflint(args, project.str());
   EXPECT_FALSE(contains(after.out, "WAITS")) << after.out;
   EXPECT_TRUE(contains(after.out, "waits for all queued GPU work"));
+}
+
+TEST(ResultCache, ASecondRunParsesNoFileForTheLinker) {
+  // helpers.py's finding depends on train.py, the script whose training step calls it. The linker's
+  // facts about the project (its import graph and step entries) are cached with the state of every
+  // .py file (path, size, modification time): a warm run re-reads and re-parses none of them. Seen
+  // here by changing train.py's bytes behind the cache's back (same size, same modification time):
+  // the warm run still answers from the facts; a --no-cache run, and a run after train.py's time
+  // changed, read the new train.py.
+  TempDir project, cache;
+  project.write("pyproject.toml", "[project]\nname = 'x'\n");
+  const std::string train =
+      "import torch\nimport helpers\n\n\ndef main(model, loader, opt):\n    for x, y in loader:\n"
+      "        loss = model(x.cuda(non_blocking=True)).sum()\n        loss.backward()\n        opt.step()\n"
+      "        helpers.log_loss(loss)\n";
+  project.write("train.py", train);
+  project.write("helpers.py", "def log_loss(loss):\n    return loss.item()\n");
+  const std::vector<std::string> args{"--isolated", "--cache-dir", cache.str(), "helpers.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  ASSERT_TRUE(contains(first.out, "runs every step: train.py:10")) << first.out;
+  bool facts = false;
+  for (const auto& e : fs::directory_iterator(cache.path())) facts = facts || e.path().extension() == ".facts";
+  ASSERT_TRUE(facts);
+  // train.py no longer calls log_loss: same length, same modification time.
+  const fs::path train_path = project.path() / "train.py";
+  const auto mtime = fs::last_write_time(train_path);
+  std::string renamed = train;
+  renamed.replace(renamed.find("log_loss(loss)"), 14, "log_lost(loss)");
+  project.write("train.py", renamed);
+  fs::last_write_time(train_path, mtime);
+  const auto warm = run_perflint(args, project.str());
+  EXPECT_EQ(warm.out, first.out);
+  EXPECT_FALSE(contains(run_perflint({"--isolated", "--no-cache", "helpers.py"}, project.str()).out, "PFL201"));
+  // A new modification time: the facts are stale, the linker reads train.py again.
+  fs::last_write_time(train_path, mtime + std::chrono::seconds(5));
+  const auto after = run_perflint(args, project.str());
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
+  // Damaged facts (cut in half) are absent facts: the run links afresh, as without a cache.
+  project.write("train.py", train);
+  fs::last_write_time(train_path, mtime + std::chrono::seconds(10));
+  EXPECT_TRUE(contains(run_perflint(args, project.str()).out, "runs every step: train.py:10"));
+  int damaged = 0;
+  for (const auto& e : fs::directory_iterator(cache.path()))
+    if (e.path().extension() == ".facts") {
+      const std::string bytes = slurp(e.path().string());
+      std::ofstream(e.path(), std::ios::trunc | std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+      ++damaged;
+    }
+  ASSERT_EQ(damaged, 1);
+  const auto cut = run_perflint(args, project.str());
+  EXPECT_EQ(cut.out, run_perflint({"--isolated", "--no-cache", "helpers.py"}, project.str()).out);
 }
 
 TEST(ResultCache, AnUnwritableCacheIsNoError) {
