@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 1";
+constexpr std::string_view kFactsVersion = "project-facts 2";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -31,7 +31,7 @@ std::vector<std::string> read_strings(serial::In& in) {
 
 void write_entry(serial::Out& o, const StepEntry& e) {
   o.str(e.function), o.str(e.path);
-  o.n(e.cuda), o.n(e.positional), o.n(e.opaque_args), o.n(e.host_args);
+  o.n(e.cuda), o.n(e.positional), o.n(e.opaque_args), o.n(e.host_args), o.n(e.default_device);
   write_strings(o, e.keywords);
 }
 
@@ -43,6 +43,7 @@ StepEntry read_entry(serial::In& in) {
   e.positional = in.n32();
   e.opaque_args = in.n() != 0;
   e.host_args = in.n() != 0;
+  e.default_device = in.n() != 0;
   e.keywords = read_strings(in);
   return e;
 }

@@ -204,14 +204,18 @@ std::vector<std::string> import_lines(std::string_view text) {
   return out;
 }
 
-// The names of an import statement: "from ..a.b import (c as d, e)" -> from, ..a.b, import, c, as, d, e.
+// The names of an import statement: "from ..a.b import (c as d, e)" -> from, ..a.b, import, c, as, d, e;
+// "from m import *" -> from, m, import, *.
 std::vector<std::string> import_words(std::string_view s) {
   std::vector<std::string> w;
   std::string cur;
   for (char c : s) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || static_cast<unsigned char>(c) >= 0x80)
       cur += c;
-    else if (!cur.empty()) w.push_back(std::move(cur)), cur.clear();
+    else {
+      if (!cur.empty()) w.push_back(std::move(cur)), cur.clear();
+      if (c == '*') w.emplace_back("*");  // `from m import *`
+    }
   }
   if (!cur.empty()) w.push_back(std::move(cur));
   return w;
@@ -345,6 +349,7 @@ struct ImportStatement {
   int level = 0;
   std::string module;
   std::vector<std::string> names;
+  std::vector<std::string> bound;  // the name each of `names` is bound to (`c as d` -> d)
 };
 
 std::vector<ImportStatement> import_statements(std::string_view text) {
@@ -354,7 +359,7 @@ std::vector<ImportStatement> import_statements(std::string_view text) {
     if (w.size() >= 2 && w[0] == "import") {
       for (size_t i = 1; i < w.size(); ++i)
         if (w[i] == "as") ++i;
-        else out.push_back({0, w[i], {}});
+        else out.push_back({0, w[i], {}, {}});
     } else if (w.size() >= 3 && w[0] == "from") {
       ImportStatement s;
       std::string_view m = w[1];
@@ -363,8 +368,12 @@ std::vector<ImportStatement> import_statements(std::string_view text) {
       size_t i = 2;
       if (w[i] != "import") continue;
       for (++i; i < w.size(); ++i)
-        if (w[i] == "as") ++i;
-        else s.names.push_back(w[i]);
+        if (w[i] == "as") {
+          if (++i < w.size() && !s.bound.empty()) s.bound.back() = w[i];
+        } else {
+          s.names.push_back(w[i]);
+          s.bound.push_back(w[i]);
+        }
       out.push_back(std::move(s));
     }
   }
@@ -484,12 +493,89 @@ std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_t
     }
     for (const fs::path& b : bases) {
       const std::string file = fs::path((b / mod).string() + ".py").lexically_normal().string();
-      if (file_exists(file)) return std::make_pair(file, rest);
+      if (file_exists(file)) return follow_reexports(root, file, rest);
       const std::string init = (b / mod / "__init__.py").lexically_normal().string();
-      if (file_exists(init)) return std::make_pair(init, rest);
+      if (file_exists(init)) return follow_reexports(root, init, rest);
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+// `def name` or `class name` at the start of a line of `text` (any indentation: a method's class is
+// the first component). Text level.
+bool defines(std::string_view text, std::string_view name) {
+  for (std::string_view kw : {"def ", "class "})
+    for (size_t at = text.find(kw); at != std::string_view::npos; at = text.find(kw, at + 1)) {
+      size_t line = at;
+      while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
+      if (line > 0 && text[line - 1] != '\n') continue;
+      const size_t n = at + kw.size();
+      const size_t e = n + name.size();
+      if (text.compare(n, name.size(), name) == 0 && e < text.size() &&
+          !(std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_'))
+        return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> FileProjectContext::follow_reexports(const std::string& root, std::string file,
+                                                                         std::string rest) {
+  // A package's __init__.py (or any module) that imports the name from elsewhere in the project
+  // (`from .meters import AverageMeter`, `from . import meters`, `from pkg.meters import *`): the
+  // name is defined there. A few hops; a name defined in the file itself stays.
+  for (int hop = 0; hop < 4 && !rest.empty(); ++hop) {
+    const std::string first = rest.substr(0, rest.find('.'));
+    const FileRead read = read_whole_file(file, max_file_bytes_);
+    if (read.status != FileRead::Status::Ok || defines(read.bytes, first)) break;
+    const std::string dir = file.substr(0, file.rfind('/'));
+    std::optional<std::pair<std::string, std::string>> next;
+    for (const ImportStatement& s : import_statements(read.bytes)) {
+      if (s.names.empty()) continue;  // `import x`: not a re-export of a name
+      // The name as the module it comes from calls it (`from .shown import show as render`).
+      const auto bound = std::find(s.bound.begin(), s.bound.end(), first);
+      const bool named = bound != s.bound.end();
+      const bool star = std::find(s.names.begin(), s.names.end(), "*") != s.names.end();
+      if (!named && !star) continue;
+      const std::string original = named ? s.names[static_cast<size_t>(bound - s.bound.begin())] : first;
+      const size_t dot = rest.find('.');
+      const std::string after = dot == std::string::npos ? std::string() : rest.substr(dot);
+      // The module the statement imports from, as a file of the project.
+      std::string base = s.level > 0 ? dir : root;
+      for (int up = 1; up < s.level && base.size() > root.size(); ++up) base = base.substr(0, base.rfind('/'));
+      std::string path = base;
+      if (!s.module.empty()) {
+        path.push_back('/');
+        for (char c : s.module) path.push_back(c == '.' ? '/' : c);
+      }
+      // `from . import meters` / `from pkg import meters`: the name is a submodule.
+      if (named && (file_exists(path + "/" + original + ".py") || file_exists(path + "/" + original + "/__init__.py"))) {
+        const std::string sub = file_exists(path + "/" + original + ".py") ? path + "/" + original + ".py"
+                                                                           : path + "/" + original + "/__init__.py";
+        next.emplace(sub, after.empty() ? std::string() : after.substr(1));
+        break;
+      }
+      if (s.module.empty()) continue;
+      const std::string target = file_exists(path + ".py") ? path + ".py"
+                                 : file_exists(path + "/__init__.py") ? path + "/__init__.py"
+                                                                       : std::string();
+      if (target.empty() || target == file) continue;
+      if (star) {
+        // `from .meters import *`: only when that module defines the name.
+        const FileRead other = read_whole_file(target, max_file_bytes_);
+        if (other.status != FileRead::Status::Ok || !defines(other.bytes, first)) continue;
+      }
+      next.emplace(target, original + after);
+      break;
+    }
+    if (!next || next->second.empty()) break;
+    file = std::move(next->first);
+    rest = std::move(next->second);
+  }
+  return {file, rest};
 }
 
 namespace {
@@ -548,6 +634,7 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   if (e.positional > same->positional) same->positional = e.positional, changed = true;
   if (e.opaque_args && !same->opaque_args) same->opaque_args = true, changed = true;
   if (!e.host_args && same->host_args) same->host_args = false, changed = true;
+  if (e.default_device && !same->default_device) same->default_device = true, changed = true;
   if (e.cuda && !same->cuda) {
     same->path = e.path;
     same->cuda = true;
@@ -581,12 +668,18 @@ void FileProjectContext::link_root(const std::string& root) {
     if (read.status != FileRead::Status::Ok) continue;
     const ModuleSummary summary = summarize_module(file, read.bytes, this);
     const std::string shown = fs::path(file).lexically_relative(root).generic_string();
+    // A CUDA default device set here or on the way here holds for the calls out of this file (text
+    // level: a mention in a comment only makes the rules quieter).
+    bool default_device = read.bytes.find("set_default_tensor_type") != std::string::npos ||
+                          read.bytes.find("set_default_device") != std::string::npos;
+    if (auto own = linked.entries.find(file); own != linked.entries.end())
+      for (const StepEntry& e : own->second) default_device = default_device || e.default_device;
     for (const StepCall& c : summary.step_calls) {
       const auto r = resolve_target(root, file, c.target);
       if (!r || r->first == file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
-                  c.opaque_args, c.host_args};
+                  c.opaque_args, c.host_args, default_device};
       // A path through more files than kMaxDepth is not followed further.
       size_t hops = 0;
       for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
@@ -654,6 +747,7 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
   for (const StepEntry& e : step_entries(file)) {
     out.append("\nentry ").append(e.function).append(" ").append(e.path).append(e.cuda ? " cuda" : "");
     out.append(e.opaque_args ? " opaque" : "").append(e.host_args ? " host" : "");
+    out.append(e.default_device ? " default-device" : "");
     out.append(" ").append(std::to_string(e.positional));
     for (const auto& k : e.keywords) out.append(" ").append(k);
   }

@@ -84,6 +84,8 @@ class FileProjectContext final : public ProjectContext {
   // Resolves a step call's dotted target from the calling file: (file, function), or nullopt.
   std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,
                                                                     const std::string& target);
+  // (file, name) after the re-exports of the name (a package __init__.py's `from .mod import name`).
+  std::pair<std::string, std::string> follow_reexports(const std::string& root, std::string file, std::string rest);
   std::map<std::string, bool> exists_;  // path -> is a regular file
   // The linker's root of a file (an absolute, normal path), looked up once per directory: the climb
   // asks the file system at every level.

@@ -167,6 +167,9 @@ class Model {
 
   // ---- device
   bool uses_cuda() const;
+  // A training step of another file that runs this one comes from a file that sets a CUDA default
+  // device or tensor type (StepEntry::default_device).
+  bool default_device_from_step() const;
   TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
   // No CUDA use in this file, but a sibling that imports it uses CUDA (its step code lives here).
   const ModuleSummary* cuda_importer() const;

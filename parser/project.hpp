@@ -72,6 +72,9 @@ struct StepEntry {
   uint32_t positional = 0;
   bool opaque_args = false;
   bool host_args = false;  // every call passes only host scalars: an isinstance(x, Tensor) branch never runs
+  // A file on the way sets a CUDA default device or tensor type (`torch.set_default_tensor_type(
+  // 'torch.cuda.FloatTensor')` in the entry script): torch factories here may build on the GPU.
+  bool default_device = false;
 };
 
 struct ModuleSummary {

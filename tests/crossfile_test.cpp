@@ -191,6 +191,37 @@ TEST(CrossFile, LinkerNotesNameThePathOfCalls) {
   EXPECT_TRUE(named) << r.findings.front().notes.front().message;
 }
 
+// Every .py file of a fixture project reports exactly its expectations, linted in one run and alone.
+void check_project(const fs::path& dir, size_t expected_files) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), expected_files);
+  {
+    FileProjectContext project;
+    for (const auto& f : files) check_file(f, project);
+  }
+  for (const auto& f : files) {
+    FileProjectContext project;  // each file alone
+    check_file(f, project);
+  }
+}
+
+TEST(CrossFile, LinkerFollowsReexportsToTheDefiningModule) {
+  // tests/fixtures/crossfile_reexport/: a package __init__.py re-exports helpers by name, by alias,
+  // by star import and as a submodule; traps: a same-named function of the aliased module, a star
+  // import of a module that does not define the name, a function no step calls.
+  check_project(kDir.parent_path() / "crossfile_reexport", 7);
+}
+
+TEST(CrossFile, ACudaDefaultSetByTheEntryScriptHoldsInTheFilesItsStepRuns) {
+  // tests/fixtures/crossfile_default_device/: train.py sets torch.cuda.FloatTensor as the default
+  // type, so the factory in multibox.py builds on the GPU (no PFL204); plain_loss.py, run by a script
+  // that keeps the CPU default, copies a host tensor every step.
+  check_project(kDir.parent_path() / "crossfile_default_device", 4);
+}
+
 TEST(CrossFile, LinkerEntriesAreTheFunctionsTheStepRuns) {
   FileProjectContext project;
   auto names = [&](const fs::path& p) {

@@ -214,6 +214,10 @@ const DataLoaderInfo* Model::dataloader(TSNode call_node) const {
 
 bool Model::uses_cuda() const { return !null(impl_->cuda_node); }
 
+bool Model::default_device_from_step() const {
+  return std::any_of(impl_->external.begin(), impl_->external.end(), [](const StepEntry& e) { return e.default_device; });
+}
+
 const ModuleSummary* Model::cuda_importer() const { return impl_->importer ? impl_->importer : impl_->cuda_imported; }
 
 std::string Model::project_assigns(std::string_view attribute) const {

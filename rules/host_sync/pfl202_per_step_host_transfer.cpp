@@ -143,7 +143,7 @@ bool inside_print(const Model& model, TSNode n) {
 // `torch.Tensor([a, b]).unsqueeze(0)`, `torch.ones((1, 3))`. Not when the file makes the GPU the
 // default device (`torch.set_default_tensor_type('torch.cuda.FloatTensor')`): factories build there.
 bool built_on_host(const Model& model, TSNode expr) {
-  if (model.derived(default_device_call)) return false;
+  if (factories_may_build_on_gpu(model)) return false;
   for (int hop = 0; hop < 8; ++hop) {
     while (ts::is(expr, "parenthesized_expression") && ts_node_named_child_count(expr) == 1)
       expr = ts_node_named_child(expr, 0);

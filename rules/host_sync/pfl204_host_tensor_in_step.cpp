@@ -137,7 +137,7 @@ class RulePFL204 final : public Rule {
     }
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
-    if (model.derived(default_device_call)) return;  // factories may build on the GPU already
+    if (factories_may_build_on_gpu(model)) return;  // factories may build on the GPU already
     const std::string built = "torch." + std::string(fn) + "(...)";
     const uint32_t built_line = model.source().position(ts_node_start_byte(made->node)).line;
     std::string message = ts_node_is_null(origin.name)

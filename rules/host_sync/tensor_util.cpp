@@ -130,6 +130,10 @@ const CallInfo* default_device_call(const Model& model) {
   return nullptr;
 }
 
+bool factories_may_build_on_gpu(const Model& model) {
+  return model.derived(default_device_call) != nullptr || model.default_device_from_step();
+}
+
 bool rooted_in_other_library(const Model& model, TSNode expr) {
   TSNode r = root_name(expr);
   if (ts_node_is_null(r)) return false;
@@ -205,6 +209,36 @@ bool is_device_tensor_name(const Model& model, TSNode ident) {
   return placed;
 }
 
+namespace {
+
+// What a name is bound to where it is read, when that is certainly a tensor on the device that the
+// step computed: the gradient norm `clip_grad_norm_` returns (`norm = clip_grad_norm_(...)`), or
+// tensor methods on the loss (`l = loss.detach()`, `avg = loss.mean()`), no host copy on the way.
+// Other bindings (a factory without a device, a library's value) are not judged here.
+bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std::string>& losses) {
+  const Reaching r = reaching_value(model, use);
+  TSNode v = unparen(r.value);
+  if (ts_node_is_null(v) || !is(v, "call")) return false;
+  const CallInfo* c = model.call(v);
+  if (!c) return false;
+  const std::string_view q = c->qualname;
+  if (q == "torch.nn.utils.clip_grad_norm_" || q == "torch.nn.utils.clip_grad_norm" ||
+      q == "torch.nn.utils.clip_grad.clip_grad_norm_")
+    return true;
+  if (chain_has_host_copy(model, v)) return false;
+  for (TSNode n = v; !ts_node_is_null(n);) {
+    n = unparen(n);
+    if (is(n, "identifier")) return std::find(losses.begin(), losses.end(), model.text(n)) != losses.end();
+    if (!is(n, "call")) return false;
+    const CallInfo* m = model.call(n);
+    if (!m || m->method.empty() || !one_of(m->method, kTensorMethods)) return false;
+    n = m->receiver;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
   std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
@@ -217,6 +251,7 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
     if (k == "identifier") {
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
+      if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
       if (depth < 4) {

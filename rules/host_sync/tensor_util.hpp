@@ -42,6 +42,9 @@ bool chain_has_host_copy(const Model& model, TSNode expr);
 // (or a device/type the model cannot read) anywhere in the file: torch factories may already build
 // on the GPU. The call, or null. Ask through `model.derived(default_device_call)` (computed once).
 const CallInfo* default_device_call(const Model& model);
+// True when torch factories of this file may build on the GPU: the file sets a CUDA default
+// (default_device_call), or a step of another file that runs it comes from a file that does.
+bool factories_may_build_on_gpu(const Model& model);
 
 // True when the expression's root name is an import of a library other than torch (`np`, `math`).
 bool rooted_in_other_library(const Model& model, TSNode expr);
