@@ -773,6 +773,23 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
   return nullptr;
 }
 
+const FunctionSummary* FileProjectContext::project_function(const std::string& from_file, const std::string& target,
+                                                             const ModuleSummary** module) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(root_for(self), self.string(), target);
+  if (!r || r->first == self.string()) return nullptr;
+  const ModuleSummary* s = summary_of(r->first);
+  if (!s) return nullptr;
+  for (const FunctionSummary& f : s->functions)
+    if (f.qualified == r->second) {
+      if (module) *module = s;
+      return &f;
+    }
+  return nullptr;
+}
+
 std::optional<OptionDefault> FileProjectContext::option_default(const std::string& from_file,
                                                                 const std::string& source, std::string_view dest,
                                                                 std::string* module_path) {

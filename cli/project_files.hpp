@@ -53,6 +53,8 @@ class FileProjectContext final : public ProjectContext {
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
                                               std::string_view dest, std::string* module_path) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
+  const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
+                                          const ModuleSummary** module) override;
 
   // The linker's facts about each project root (its import graph, the step entries of its files,
   // the files that assign an attribute) kept in the result cache between runs, valid while every

@@ -140,6 +140,16 @@ class ProjectContext {
     (void)target;
     return nullptr;
   }
+  // The summary of the function or method `target` names from `from_file` (a dotted name as its
+  // imports give it: "trainer.BERTTrainer.__init__"), in another file of the project, after the
+  // package re-exports; the module that holds it goes to `*module`. nullptr when not known.
+  virtual const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
+                                                  const ModuleSummary** module) {
+    (void)from_file;
+    (void)target;
+    (void)module;
+    return nullptr;
+  }
   // The default of argparse option `dest` of the module behind `source` (a dotted name as the
   // importing file's imports give it: "config.get_args" for `args = get_args()`, "config.args" for
   // `from config import args`), when that module parses its options there; its path goes to

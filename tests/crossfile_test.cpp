@@ -215,6 +215,15 @@ TEST(CrossFile, LinkerFollowsReexportsToTheDefiningModule) {
   check_project(kDir.parent_path() / "crossfile_reexport", 7);
 }
 
+TEST(CrossFile, ALoaderHandedToATrainerClassOfAnotherFileFeedsItsStep) {
+  // tests/fixtures/crossfile_loader_consumer/: main.py hands its loaders to trainer/engine.py's
+  // Trainer (re-exported by the package), whose typed constructor stores one in self.train_data and
+  // whose step loop iterates it through `self.iteration(epoch, self.train_data)` and a tqdm wrapper
+  // bound to a local name. Traps: the test loader stored next to it, a loader given to a function
+  // that only counts batches.
+  check_project(kDir.parent_path() / "crossfile_loader_consumer", 3);
+}
+
 TEST(CrossFile, ACudaDefaultSetByTheEntryScriptHoldsInTheFilesItsStepRuns) {
   // tests/fixtures/crossfile_default_device/: train.py sets torch.cuda.FloatTensor as the default
   // type, so the factory in multibox.py builds on the GPU (no PFL204); plain_loss.py, run by a script

@@ -374,6 +374,8 @@ struct Model::Impl {
     int loader = -1;
   };
   std::vector<Loop> loops;
+  // What a step loop iterates, through wrappers and a local name bound once to one (function_summaries).
+  TSNode loop_source(const Loop& l) const;
   std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
   std::vector<TSNode> step_loop_nodes;
 
@@ -598,6 +600,10 @@ struct Model::Impl {
   // loop iterates feeds it.
 
   void link_siblings();
+  // A loader handed to a class or function of another project file whose training step iterates that
+  // parameter (`BERTTrainer(bert, train_dataloader=loader)` where the trainer's step loop iterates
+  // `self.train_data`): the loader feeds that step.
+  void link_loader_consumers();
 
   static constexpr int kNotReturned = -2;
 

@@ -355,6 +355,7 @@ void Model::Impl::collect_loaders() {
     }
   }
   link_siblings();
+  link_loader_consumers();
   // Unlinked loaders: assumed to feed the step loop when there is exactly one, and no loader is
   // already known to feed it (then an unlinked one is for evaluation, or iterated in a
   // comprehension such as `sum(f(x) for x in loader)`, or not used at all).

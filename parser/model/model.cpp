@@ -1,6 +1,8 @@
 // Semantic model of one Python file (see model.hpp): the public API over Model::Impl, whose parts
 // live in parser/model/. One iterative walk records imports, calls, assignments, loops and the
 // ancestor frames of each; the rest is derived after the walk.
+#include <map>
+
 #include "parser/model/impl.hpp"
 
 namespace perflint {
@@ -238,30 +240,90 @@ std::string Model::cuda_where() const {
   return {};
 }
 
+namespace {
+
+// The class a function is a method of, or null.
+TSNode enclosing_class(TSNode fn) {
+  const TSNode block = ts_node_parent(fn);
+  const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+  return !null(cls) && is(cls, "class_definition") ? cls : TSNode{};
+}
+
+}  // namespace
+
+// What a step loop iterates, as written: its iterable through enumerate/tqdm/zip wrappers, or, for a
+// local name assigned once in the loop's function from such a wrapper (`data_iter =
+// tqdm.tqdm(enumerate(data_loader))`; `for i, data in data_iter:`), what that wraps.
+TSNode Model::Impl::loop_source(const Loop& l) const {
+  if (!is(l.node, "for_statement")) return {};
+  TSNode base = iterable_base(field(l.node, "right"), nullptr);
+  if (!is(base, "identifier") || null(l.ctx.function)) return base;
+  const auto& b = bindings();
+  const auto it = b.assigns.find(scope_key(l.ctx.function, t(base)));
+  if (it == b.assigns.end() || it->second.size() != 1) return base;
+  const Assign& a = all_assigns[it->second.front()];
+  if (!is(a.value, "call")) return base;
+  TSNode wrapped = iterable_base(a.value, nullptr);
+  return ts::same(wrapped, a.value) ? base : wrapped;
+}
+
 std::vector<FunctionSummary> Model::function_summaries() const {
   std::vector<FunctionSummary> out;
+  // Per class: the attributes (`self.train_data`) a step loop of one of its methods iterates, directly
+  // or as the argument of a `self.method(...)` call that binds an iterated parameter.
+  std::map<std::pair<uint32_t, std::string>, bool> iterated_attribute;  // (class start, "self.x")
   for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
     const auto& f = impl_->functions[fi];
     FunctionSummary s;
     s.name = impl_->t(field(f.node, "name"));
     s.qualified = s.name;
-    const TSNode block = ts_node_parent(f.node);
-    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
-    if (!null(cls) && is(cls, "class_definition")) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
+    const TSNode cls = enclosing_class(f.node);
+    if (!null(cls)) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
     s.step_fn = f.step_fn;
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     for (const auto& l : impl_->loops) {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
       s.has_step_loop = true;
-      if (!is(l.node, "for_statement")) continue;
-      TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
+      TSNode base = impl_->loop_source(l);
+      if (is(base, "attribute") && !null(cls)) iterated_attribute[{ts_node_start_byte(cls), std::string(impl_->t(base))}] = true;
       if (!is(base, "identifier")) continue;
       auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
       if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
     }
     out.push_back(std::move(s));
   }
+  // `self.iteration(epoch, self.train_data)` binds an iterated parameter of a method of the class.
+  for (size_t ci = 0; ci < impl_->calls.size(); ++ci) {
+    const CallInfo& c = impl_->calls[ci];
+    if (!is(c.function, "attribute") || !is(c.receiver, "identifier") || impl_->t(c.receiver) != "self") continue;
+    const TSNode caller = impl_->call_ctx[ci].function;
+    const TSNode cls = null(caller) ? TSNode{} : enclosing_class(caller);
+    if (null(cls)) continue;
+    const std::string method = std::string(impl_->t(field(cls, "name"))) + "." + std::string(c.method);
+    for (const FunctionSummary& m : out) {
+      if (m.qualified != method) continue;
+      for (int idx : m.iterated_params) {
+        TSNode arg = c.arg(m.params[static_cast<size_t>(idx)], idx - 1);  // `self` is not passed
+        if (is(arg, "attribute")) iterated_attribute[{ts_node_start_byte(cls), std::string(impl_->t(arg))}] = true;
+      }
+    }
+  }
+  // A constructor parameter stored in such an attribute (`self.train_data = train_dataloader`) is
+  // iterated by the class's training step: callers that pass a loader feed the step.
+  if (!iterated_attribute.empty())
+    for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+      const auto& f = impl_->functions[fi];
+      if (out[fi].name != "__init__") continue;
+      const TSNode cls = enclosing_class(f.node);
+      if (null(cls)) continue;
+      for (const auto& a : impl_->all_assigns) {
+        if (!ts::same(a.ctx.function, f.node) || !is(a.target, "attribute") || !is(a.value, "identifier")) continue;
+        if (!iterated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))})) continue;
+        auto p = std::find(f.params.begin(), f.params.end(), impl_->t(a.value));
+        if (p != f.params.end()) out[fi].iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+      }
+    }
   return out;
 }
 

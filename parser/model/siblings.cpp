@@ -39,4 +39,52 @@ void Model::Impl::link_siblings() {
   }
 }
 
+void Model::Impl::link_loader_consumers() {
+  if (!project || loaders.empty()) return;
+  const auto loader_text = [&](TSNode arg) {
+    if (null(arg)) return false;
+    for (const auto& d : loaders)
+      if (loader_named(d, t(arg))) return true;
+    return false;
+  };
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& c = calls[i];
+    if (c.qualname.empty()) continue;  // a class or function imported from the project
+    bool passes = false;
+    for (TSNode a : c.positional) passes = passes || loader_text(a);
+    for (const Argument& a : c.keywords) passes = passes || (a.name != "**" && loader_text(a.value));
+    if (!passes) continue;
+    const std::string target = outgoing_target(c);
+    if (target.empty()) continue;
+    // A class: its constructor stores the loader where its step iterates it; a function: its own
+    // step loop iterates the parameter.
+    const ModuleSummary* module = nullptr;
+    int shift = 1;  // `self` is not passed
+    const FunctionSummary* f = project->project_function(src.path(), target + ".__init__", &module);
+    if (!f) {
+      f = project->project_function(src.path(), target, &module);
+      shift = 0;
+      if (f && !f->has_step_loop) f = nullptr;
+    }
+    if (!f || !module) continue;
+    for (int idx : f->iterated_params) {
+      if (idx < shift || static_cast<size_t>(idx) >= f->params.size()) continue;
+      const std::string& param = f->params[static_cast<size_t>(idx)];
+      TSNode arg = c.arg(param, idx - shift);
+      if (null(arg)) continue;
+      for (auto& d : loaders) {
+        if (!loader_named(d, t(arg)) || d.feeds_step) continue;
+        d.feeds_step = true;
+        d.step_loop = c.node;
+        d.repeated = d.repeated || frames_have_loop(call_ctx[i]);
+        d.loops.push_back(c.node);
+        d.framework_reason = std::filesystem::path(module->path).filename().string() + " iterates `" + param +
+                             "` in its training step (" + f->qualified + ", line " + std::to_string(f->line) + ")";
+        // The consumer's CUDA use is this loader's too (pinned memory, copies).
+        if (module->uses_cuda && null(cuda_node) && !importer && !cuda_imported) cuda_imported = module;
+      }
+    }
+  }
+}
+
 }  // namespace perflint

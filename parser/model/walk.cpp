@@ -282,6 +282,9 @@ void Model::Impl::visit(TSNode n, Sym k, TSNode parent, Context ctx) {
       for (TSNode p : ts::named_children(field(n, "parameters"))) {
         TSNode id = p;
         if (!is(p, "identifier")) id = field(p, "name");
+        // `x: int` has no name field: its first child is the name (or `*args: T`'s splat pattern).
+        if (is(p, "typed_parameter")) id = ts_node_named_child(p, 0);
+        if (is(id, "list_splat_pattern") || is(id, "dictionary_splat_pattern")) id = ts_node_named_child(id, 0);
         if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
         if (is(id, "identifier")) {
           f.params.emplace_back(t(id));
