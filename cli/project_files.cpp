@@ -1,6 +1,7 @@
 // Sibling-module summaries read from the file system, cached for the run (see project_files.hpp).
 #include "cli/project_files.hpp"
 #include "cli/discover.hpp"
+#include "cli/project_text.hpp"
 #include "util/io.hpp"
 
 #include <algorithm>
@@ -13,6 +14,10 @@
 namespace fs = std::filesystem;
 
 namespace perflint {
+
+using project_text::import_lines;
+using project_text::import_words;
+using project_text::project_root;
 
 const std::string& FileProjectContext::text_of(const std::string& path) {
   auto it = texts_.find(path);
@@ -147,7 +152,9 @@ bool assigns(std::string_view text, std::string_view attribute) {
   return false;
 }
 
-std::string project_root(const fs::path& file) {
+}  // namespace
+
+std::string project_text::project_root(const fs::path& file) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
   fs::path p = dir;
@@ -160,14 +167,8 @@ std::string project_root(const fs::path& file) {
   return dir.string();
 }
 
-}  // namespace
-
-namespace {
-
-// The import statements of a text, one per entry ("import a.b as c, d" / "from a.b import c"),
-// comments dropped and a statement continued in parentheses or after a backslash joined (bounded);
-// text level, as `assigns` is.
-std::vector<std::string> import_lines(std::string_view text) {
+// Text level, as `assigns` is (see project_text.hpp).
+std::vector<std::string> project_text::import_lines(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;
   auto next_line = [&]() {
@@ -206,7 +207,7 @@ std::vector<std::string> import_lines(std::string_view text) {
 
 // The names of an import statement: "from ..a.b import (c as d, e)" -> from, ..a.b, import, c, as, d, e;
 // "from m import *" -> from, m, import, *.
-std::vector<std::string> import_words(std::string_view s) {
+std::vector<std::string> project_text::import_words(std::string_view s) {
   std::vector<std::string> w;
   std::string cur;
   for (char c : s) {
@@ -220,6 +221,8 @@ std::vector<std::string> import_words(std::string_view s) {
   if (!cur.empty()) w.push_back(std::move(cur));
   return w;
 }
+
+namespace {
 
 // The absolute modules an import line names: "import a.b as c, d" -> a.b, d; "from a.b import c, d"
 // -> a.b, a.b.c, a.b.d. Relative imports are left out.
@@ -332,504 +335,6 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
     if (importer || imported_here) return a.path;
   }
   return {};
-}
-
-}  // namespace perflint
-
-// ---- the project linker ------------------------------------------------------------------------
-
-namespace perflint {
-
-namespace {
-
-// One import statement: `from ..utils import misc, meters` -> level 2, module "utils", names
-// {misc, meters}; `import a.b as c` -> level 0, module "a.b", no names. Text level: a statement
-// continued in parentheses or after a backslash is joined first.
-struct ImportStatement {
-  int level = 0;
-  std::string module;
-  std::vector<std::string> names;
-  std::vector<std::string> bound;  // the name each of `names` is bound to (`c as d` -> d)
-};
-
-std::vector<ImportStatement> import_statements(std::string_view text) {
-  std::vector<ImportStatement> out;
-  for (const std::string& stmt : import_lines(text)) {
-    const std::vector<std::string> w = import_words(stmt);
-    if (w.size() >= 2 && w[0] == "import") {
-      for (size_t i = 1; i < w.size(); ++i)
-        if (w[i] == "as") ++i;
-        else out.push_back({0, w[i], {}, {}});
-    } else if (w.size() >= 3 && w[0] == "from") {
-      ImportStatement s;
-      std::string_view m = w[1];
-      while (!m.empty() && m.front() == '.') ++s.level, m.remove_prefix(1);
-      s.module = std::string(m);
-      size_t i = 2;
-      if (w[i] != "import") continue;
-      for (++i; i < w.size(); ++i)
-        if (w[i] == "as") {
-          if (++i < w.size() && !s.bound.empty()) s.bound.back() = w[i];
-        } else {
-          s.names.push_back(w[i]);
-          s.bound.push_back(w[i]);
-        }
-      out.push_back(std::move(s));
-    }
-  }
-  return out;
-}
-
-
-bool test_file(const fs::path& rel) {
-  for (const auto& part : rel.parent_path())
-    if (part == "test" || part == "tests" || part == "testing" || part == "_testing") return true;
-  const std::string name = rel.filename().string();
-  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
-}
-
-bool within(const fs::path& p, const fs::path& root) {
-  const std::string s = p.lexically_normal().string(), r = root.lexically_normal().string();
-  return s == r || (s.size() > r.size() && s.compare(0, r.size(), r) == 0 && (s[r.size()] == '/' || r.back() == '/'));
-}
-
-}  // namespace
-
-bool FileProjectContext::file_exists(const std::string& path) {
-  if (auto it = exists_.find(path); it != exists_.end()) return it->second;
-  std::error_code ec;
-  const bool yes = fs::is_regular_file(path, ec);
-  exists_.emplace(path, yes);
-  return yes;
-}
-
-const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::string& root) {
-  if (store_) load_facts(root);
-  if (auto it = graphs_.find(root); it != graphs_.end()) return it->second;
-  ImportGraph g;
-  g.root = root;
-  const std::vector<std::string>& files = root_files(root);
-  g.usable = !files.empty();
-  if (g.usable) {
-    const std::set<std::string> known(files.begin(), files.end());
-    // Paths are normal already (the walk's), so a module's file is a string concatenation away:
-    // no fs::path arithmetic per import.
-    auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
-      std::string p = base;
-      if (!dotted.empty()) {
-        p.push_back('/');
-        for (char c : dotted) p.push_back(c == '.' ? '/' : c);
-        if (known.count(p + ".py")) return p + ".py";
-      }
-      p += "/__init__.py";
-      return known.count(p) ? p : std::string();
-    };
-    for (const std::string& f : files) {
-      const FileRead read = read_whole_file(f, max_file_bytes_);
-      if (read.status != FileRead::Status::Ok) continue;
-      const std::string_view text = read.bytes;
-      // A training step: a backward and an optimizer step (`loss.backward()`, `accelerator.backward(`,
-      // `scaler.scale(loss).backward()`; `opt.step()`, `scaler.step(opt)`).
-      // Test code is not the project's training step (a test that trains a few steps reaches
-      // helpers the way no run does): tests/, testing/, test_*.py, *_test.py are not seeds.
-      if (text.find(".backward(") != std::string_view::npos && text.find(".step(") != std::string_view::npos &&
-          !test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1)))))
-        g.has_step_text.insert(f);
-      const std::string dir = f.substr(0, f.rfind('/'));
-      std::set<std::string> targets;
-      for (const ImportStatement& s : import_statements(text)) {
-        std::vector<std::string> bases;
-        if (s.level > 0) {
-          std::string b = dir;
-          for (int up = 1; up < s.level && b.size() > root.size(); ++up) b = b.substr(0, b.rfind('/'));
-          if (b.size() >= root.size()) bases.push_back(b);
-        } else {
-          // A script's directory is on sys.path (`from utils import x` next to train.py), and so is
-          // the project root (packages).
-          bases.push_back(dir);
-          if (dir != root) bases.push_back(root);
-        }
-        for (const std::string& b : bases) {
-          if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
-          // `from pkg import mod`: a submodule.
-          for (const std::string& n : s.names)
-            if (const std::string m = module_file(b, s.module.empty() ? n : s.module + "." + n); !m.empty())
-              targets.insert(m);
-        }
-      }
-      targets.erase(f);
-      if (!targets.empty()) g.imports[f].assign(targets.begin(), targets.end());
-      // A step that imports nothing of the project calls nothing of it: not a seed (a project of
-      // single-file scripts costs no second parse).
-      if (targets.empty()) g.has_step_text.erase(f);
-    }
-  }
-  if (store_) mark_computed(root);
-  return graphs_.emplace(root, std::move(g)).first->second;
-}
-
-std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_target(const std::string& root,
-                                                                                      const std::string& caller,
-                                                                                      const std::string& target) {
-  std::vector<std::string_view> parts;
-  for (size_t at = 0; at <= target.size();) {
-    const size_t dot = std::min(target.find('.', at), target.size());
-    parts.push_back(std::string_view(target).substr(at, dot - at));
-    at = dot + 1;
-  }
-  // Bases: the caller's directory and each one above it, up to the project root (relative imports
-  // lost their dots in the target).
-  std::vector<fs::path> bases;
-  for (fs::path b = fs::path(caller).parent_path(); within(b, root); b = b.parent_path()) {
-    bases.push_back(b);
-    if (b == b.parent_path() || b.lexically_normal() == fs::path(root).lexically_normal()) break;
-  }
-  for (size_t k = parts.size() - 1; k >= 1; --k) {
-    std::string mod, rest;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      std::string& into = i < k ? mod : rest;
-      if (!into.empty()) into.push_back(i < k ? '/' : '.');
-      into.append(parts[i]);
-    }
-    for (const fs::path& b : bases) {
-      const std::string file = fs::path((b / mod).string() + ".py").lexically_normal().string();
-      if (file_exists(file)) return follow_reexports(root, file, rest);
-      const std::string init = (b / mod / "__init__.py").lexically_normal().string();
-      if (file_exists(init)) return follow_reexports(root, init, rest);
-    }
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-// `def name` or `class name` at the start of a line of `text` (any indentation: a method's class is
-// the first component). Text level.
-bool defines(std::string_view text, std::string_view name) {
-  for (std::string_view kw : {"def ", "class "})
-    for (size_t at = text.find(kw); at != std::string_view::npos; at = text.find(kw, at + 1)) {
-      size_t line = at;
-      while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
-      if (line > 0 && text[line - 1] != '\n') continue;
-      const size_t n = at + kw.size();
-      const size_t e = n + name.size();
-      if (text.compare(n, name.size(), name) == 0 && e < text.size() &&
-          !(std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_'))
-        return true;
-    }
-  return false;
-}
-
-}  // namespace
-
-std::pair<std::string, std::string> FileProjectContext::follow_reexports(const std::string& root, std::string file,
-                                                                         std::string rest) {
-  // A package's __init__.py (or any module) that imports the name from elsewhere in the project
-  // (`from .meters import AverageMeter`, `from . import meters`, `from pkg.meters import *`): the
-  // name is defined there. A few hops; a name defined in the file itself stays.
-  for (int hop = 0; hop < 4 && !rest.empty(); ++hop) {
-    const std::string first = rest.substr(0, rest.find('.'));
-    const FileRead read = read_whole_file(file, max_file_bytes_);
-    if (read.status != FileRead::Status::Ok || defines(read.bytes, first)) break;
-    const std::string dir = file.substr(0, file.rfind('/'));
-    std::optional<std::pair<std::string, std::string>> next;
-    for (const ImportStatement& s : import_statements(read.bytes)) {
-      if (s.names.empty()) continue;  // `import x`: not a re-export of a name
-      // The name as the module it comes from calls it (`from .shown import show as render`).
-      const auto bound = std::find(s.bound.begin(), s.bound.end(), first);
-      const bool named = bound != s.bound.end();
-      const bool star = std::find(s.names.begin(), s.names.end(), "*") != s.names.end();
-      if (!named && !star) continue;
-      const std::string original = named ? s.names[static_cast<size_t>(bound - s.bound.begin())] : first;
-      const size_t dot = rest.find('.');
-      const std::string after = dot == std::string::npos ? std::string() : rest.substr(dot);
-      // The module the statement imports from, as a file of the project.
-      std::string base = s.level > 0 ? dir : root;
-      for (int up = 1; up < s.level && base.size() > root.size(); ++up) base = base.substr(0, base.rfind('/'));
-      std::string path = base;
-      if (!s.module.empty()) {
-        path.push_back('/');
-        for (char c : s.module) path.push_back(c == '.' ? '/' : c);
-      }
-      // `from . import meters` / `from pkg import meters`: the name is a submodule.
-      if (named && (file_exists(path + "/" + original + ".py") || file_exists(path + "/" + original + "/__init__.py"))) {
-        const std::string sub = file_exists(path + "/" + original + ".py") ? path + "/" + original + ".py"
-                                                                           : path + "/" + original + "/__init__.py";
-        next.emplace(sub, after.empty() ? std::string() : after.substr(1));
-        break;
-      }
-      if (s.module.empty()) continue;
-      const std::string target = file_exists(path + ".py") ? path + ".py"
-                                 : file_exists(path + "/__init__.py") ? path + "/__init__.py"
-                                                                       : std::string();
-      if (target.empty() || target == file) continue;
-      if (star) {
-        // `from .meters import *`: only when that module defines the name.
-        const FileRead other = read_whole_file(target, max_file_bytes_);
-        if (other.status != FileRead::Status::Ok || !defines(other.bytes, first)) continue;
-      }
-      next.emplace(target, original + after);
-      break;
-    }
-    if (!next || next->second.empty()) break;
-    file = std::move(next->first);
-    rest = std::move(next->second);
-  }
-  return {file, rest};
-}
-
-namespace {
-
-// The linker's root: project_root, or above it the directory that holds the file's top package when
-// that is higher (a package with a setup.py of its own for a C extension, such as vits's
-// monotonic_align/, is imported by the files around it).
-std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& holds_scripts) {
-  std::string root = project_root(file);
-  std::error_code ec;
-  fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
-  if (fs::exists(fs::path(root) / ".git", ec) || fs::exists(fs::path(root) / "pyproject.toml", ec)) return root;
-  // Up through every package level (a deep module of one package shares its root with the rest).
-  for (int up = 0; up < 32 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up)
-    dir = dir.parent_path();
-  // Without a marker, a directory of modules (`core/` without an __init__.py, imported as
-  // `core.data_loader` by `main.py` next to it) belongs to the scripts above it: up while the parent
-  // holds .py files (bounded).
-  for (int up = 0; up < 3 && dir != dir.parent_path(); ++up) {
-    // Listed once per directory (the copies of a corpus share their parent).
-    auto [known, fresh] = holds_scripts.try_emplace(dir.parent_path().string(), false);
-    if (fresh)
-      for (fs::directory_iterator d(dir.parent_path(), ec), end; !ec && d != end && !known->second; d.increment(ec))
-        known->second = d->path().extension() == ".py";
-    const bool scripts = known->second;
-    if (!scripts) break;
-    dir = dir.parent_path();
-  }
-  return within(fs::path(root), dir) && fs::path(root) != dir ? dir.string() : root;
-}
-
-}  // namespace
-
-const std::string& FileProjectContext::root_for(const fs::path& file) {
-  const std::string dir = file.parent_path().string();
-  if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
-  return roots_.emplace(dir, linker_root(file, holds_scripts_)).first->second;
-}
-
-namespace {
-
-// Adds `e` to `entries` (one per function: the arguments of every call that runs it merged, the path
-// of the first, or of a CUDA one); true when that changed what a summary of the file would see.
-bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
-  auto same = std::find_if(entries.begin(), entries.end(), [&](const StepEntry& o) { return o.function == e.function; });
-  if (same == entries.end()) {
-    entries.push_back(std::move(e));
-    return true;
-  }
-  bool changed = false;
-  for (auto& k : e.keywords)
-    if (std::find(same->keywords.begin(), same->keywords.end(), k) == same->keywords.end()) {
-      same->keywords.push_back(k);
-      changed = true;
-    }
-  if (e.positional > same->positional) same->positional = e.positional, changed = true;
-  if (e.opaque_args && !same->opaque_args) same->opaque_args = true, changed = true;
-  if (!e.host_args && same->host_args) same->host_args = false, changed = true;
-  if (e.default_device && !same->default_device) same->default_device = true, changed = true;
-  if (e.cuda && !same->cuda) {
-    same->path = e.path;
-    same->cuda = true;
-    changed = true;
-  }
-  return changed;
-}
-
-}  // namespace
-
-void FileProjectContext::link_root(const std::string& root) {
-  if (store_) load_facts(root);
-  Linked& linked = linked_roots_[root];
-  if (linked.started) return;
-  linked.started = true;  // summaries made below read the table as it grows: no recursion
-  const ImportGraph& g = graph_for(root);
-  if (!g.usable) return;
-  if (store_) mark_computed(root);
-  // A worklist to a fixpoint: the files with a training step first; a file whose entries grew is
-  // summarised again (at most kMaxVisits times), its step calls resolved and merged into the files
-  // they reach.
-  std::deque<std::string> work(g.has_step_text.begin(), g.has_step_text.end());
-  std::set<std::string> queued(g.has_step_text.begin(), g.has_step_text.end());
-  std::map<std::string, int> visits;
-  while (!work.empty()) {
-    const std::string file = std::move(work.front());
-    work.pop_front();
-    queued.erase(file);
-    if (++visits[file] > kMaxVisits) continue;
-    const FileRead read = read_whole_file(file, max_file_bytes_);
-    if (read.status != FileRead::Status::Ok) continue;
-    const ModuleSummary summary = summarize_module(file, read.bytes, this);
-    const std::string shown = fs::path(file).lexically_relative(root).generic_string();
-    // A CUDA default device set here or on the way here holds for the calls out of this file (text
-    // level: a mention in a comment only makes the rules quieter).
-    bool default_device = read.bytes.find("set_default_tensor_type") != std::string::npos ||
-                          read.bytes.find("set_default_device") != std::string::npos;
-    if (auto own = linked.entries.find(file); own != linked.entries.end())
-      for (const StepEntry& e : own->second) default_device = default_device || e.default_device;
-    for (const StepCall& c : summary.step_calls) {
-      const auto r = resolve_target(root, file, c.target);
-      if (!r || r->first == file) continue;
-      const std::string hop = shown + ":" + std::to_string(c.line);
-      StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
-                  c.opaque_args, c.host_args, default_device};
-      // A path through more files than kMaxDepth is not followed further.
-      size_t hops = 0;
-      for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
-      if (hops >= static_cast<size_t>(kMaxDepth)) continue;
-      if (merge_entry(linked.entries[r->first], std::move(e)) && queued.insert(r->first).second)
-        work.push_back(r->first);
-    }
-  }
-}
-
-std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
-  // PERFLINT_LINKER=0 turns the linker off: a benchmark knob (bench/throughput.sh reports its share).
-  static const bool off = [] {
-    const char* v = std::getenv("PERFLINT_LINKER");
-    return v && std::string_view(v) == "0";
-  }();
-  if (off) return {};
-  std::error_code ec;
-  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  const std::string root = root_for(fs::path(self));
-  link_root(root);
-  const auto& entries = linked_roots_[root].entries;
-  const auto it = entries.find(self);
-  return it == entries.end() ? std::vector<StepEntry>{} : it->second;
-}
-
-std::string FileProjectContext::fingerprint(const std::string& file) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
-  std::string out;
-  {
-    std::lock_guard<std::recursive_mutex> lock(mu_);
-    // The siblings the model reads (same directory): path, size and modification time of each.
-    const std::string dir = self.parent_path().string();
-    auto it = dir_fingerprints_.find(dir);
-    if (it == dir_fingerprints_.end()) {
-      std::vector<std::string> files;
-      for (fs::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec))
-        if (d->path().extension() == ".py") files.push_back(d->path().filename().string());
-      std::sort(files.begin(), files.end());
-      std::string fp = dir;
-      for (const std::string& f : files) {
-        const fs::path p = fs::path(dir) / f;
-        const auto size = fs::file_size(p, ec);
-        fp.append("\n").append(f).append(" ").append(ec ? "?" : std::to_string(size));
-        const auto time = fs::last_write_time(p, ec);
-        fp.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
-      }
-      it = dir_fingerprints_.emplace(dir, std::move(fp)).first;
-    }
-    out = it->second;
-    // The project files it imports.
-    const ImportGraph& g = graph_for(root_for(self));
-    if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
-      for (const std::string& f : imp->second) {
-        const auto size = fs::file_size(f, ec);
-        out.append("\nimports ").append(f).append(" ").append(ec ? "?" : std::to_string(size));
-        const auto time = fs::last_write_time(f, ec);
-        out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
-      }
-  }
-  // What the linker and the project look-up answer for this file (the rest of the project matters
-  // only through them): its step entries, and whether another file sets cudnn.benchmark.
-  for (const StepEntry& e : step_entries(file)) {
-    out.append("\nentry ").append(e.function).append(" ").append(e.path).append(e.cuda ? " cuda" : "");
-    out.append(e.opaque_args ? " opaque" : "").append(e.host_args ? " host" : "");
-    out.append(e.default_device ? " default-device" : "");
-    out.append(" ").append(std::to_string(e.positional));
-    for (const auto& k : e.keywords) out.append(" ").append(k);
-  }
-  out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
-  return out;
-}
-
-const ModuleSummary* FileProjectContext::step_function(const std::string& from_file, const std::string& target) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(root_for(self), self.string(), target);
-  if (!r || r->first == self.string()) return nullptr;
-  const ModuleSummary* s = summary_of(r->first);
-  if (!s) return nullptr;
-  const std::string& fn = r->second;
-  for (const FunctionSummary& f : s->functions) {
-    if (!f.step_fn) continue;
-    if (f.qualified == fn) return s;
-    // Calling an instance runs __call__, which for an nn.Module is forward().
-    if (fn.ends_with(".__call__") && f.qualified == fn.substr(0, fn.size() - 9) + ".forward") return s;
-  }
-  return nullptr;
-}
-
-const FunctionSummary* FileProjectContext::project_function(const std::string& from_file, const std::string& target,
-                                                             const ModuleSummary** module) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(root_for(self), self.string(), target);
-  if (!r || r->first == self.string()) return nullptr;
-  const ModuleSummary* s = summary_of(r->first);
-  if (!s) return nullptr;
-  for (const FunctionSummary& f : s->functions)
-    if (f.qualified == r->second) {
-      if (module) *module = s;
-      return &f;
-    }
-  return nullptr;
-}
-
-std::optional<OptionDefault> FileProjectContext::option_default(const std::string& from_file,
-                                                                const std::string& source, std::string_view dest,
-                                                                std::string* module_path) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(root_for(self), self.string(), source);
-  if (!r || r->first == self.string() || r->second.find('.') != std::string::npos) return std::nullopt;
-  auto it = option_summaries_.find(r->first);
-  if (it == option_summaries_.end()) {
-    auto made = std::make_unique<ModuleSummary>();
-    const FileRead read = read_whole_file(r->first, max_file_bytes_);
-    // Only a module that declares options is parsed.
-    if (read.status == FileRead::Status::Ok && read.bytes.find("add_argument") != std::string::npos)
-      *made = summarize_module(r->first, read.bytes);
-    it = option_summaries_.emplace(r->first, std::move(made)).first;
-  }
-  const ModuleSummary& m = *it->second;
-  const bool parses = std::find(m.args_functions.begin(), m.args_functions.end(), r->second) != m.args_functions.end() ||
-                      std::find(m.args_variables.begin(), m.args_variables.end(), r->second) != m.args_variables.end();
-  if (!parses) return std::nullopt;
-  for (const OptionDefault& o : m.options)
-    if (o.dest == dest) {
-      if (o.kind == OptionDefault::Kind::Unknown) return std::nullopt;
-      if (module_path) *module_path = r->first;
-      return o;
-    }
-  return std::nullopt;
-}
-
-const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  const ImportGraph& g = graph_for(root_for(self));
-  const auto imp = g.imports.find(self.string());
-  if (imp == g.imports.end()) return nullptr;
-  for (const std::string& f : imp->second)
-    if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
-  return nullptr;
 }
 
 }  // namespace perflint

@@ -66,6 +66,9 @@ class FileProjectContext final : public ProjectContext {
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
+  // The summary of the file a step call's dotted target resolves to (after re-exports), the name
+  // in it to `*name`; null when outside the project or this file. Caller holds mu_.
+  const ModuleSummary* target_summary(const std::string& from_file, const std::string& target, std::string* name);
   const std::string& text_of(const std::string& path);       // cached, bounded; caller holds mu_
   // Sibling files of `file` whose text names `word`; caller holds mu_.
   std::vector<std::string> siblings_naming(const std::string& file, std::string_view word);
