@@ -215,7 +215,19 @@ namespace {
 // step computed: the gradient norm `clip_grad_norm_` returns (`norm = clip_grad_norm_(...)`), or
 // tensor methods on the loss (`l = loss.detach()`, `avg = loss.mean()`), no host copy on the way.
 // Other bindings (a factory without a device, a library's value) are not judged here.
+bool device_value_candidate(const Model& model, TSNode v) {
+  v = unparen(v);
+  if (ts_node_is_null(v) || !is(v, "call")) return false;
+  const CallInfo* c = model.call(v);
+  return c && (std::string_view(c->qualname).find("clip_grad_norm") != std::string_view::npos ||
+               (!c->method.empty() && one_of(c->method, kTensorMethods)));
+}
+
 bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std::string>& losses) {
+  // Cheap first: some assignment of the name is such a call (reaching_value walks statements).
+  const std::vector<TSNode> values = model.assigned_values(model.text(use));
+  if (std::none_of(values.begin(), values.end(), [&](TSNode v) { return device_value_candidate(model, v); }))
+    return false;
   const Reaching r = reaching_value(model, use);
   TSNode v = unparen(r.value);
   if (ts_node_is_null(v) || !is(v, "call")) return false;
