@@ -157,6 +157,25 @@ bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
   return true;
 }
 
+bool Model::Impl::counts_steps(TSNode id) const {
+  // `ni = i + nb * epoch` (yolov5's integrated batch count): a name every assignment of which in its
+  // function is arithmetic over a counter.
+  const auto& b = bindings();
+  const auto it = b.assigns.find(scope_key(function_containing(id), t(id)));
+  if (it == b.assigns.end() || it->second.empty()) return false;
+  for (size_t ai : it->second) {
+    TSNode v = unparenthesized(all_assigns[ai].value);
+    if (!is(v, "binary_operator")) return false;
+    bool has_counter = false;
+    ts::walk(v, [&](TSNode x) {
+      if (is(x, "identifier") && is_counter_name(t(x))) has_counter = true;
+      return !has_counter;
+    });
+    if (!has_counter) return false;
+  }
+  return true;
+}
+
 bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
   if (null(cond)) return false;
   // A name that holds an interval test: `reg = i % args.reg_every == 0` ... `if reg:`.
@@ -185,17 +204,23 @@ bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
         return false;  // its names are arithmetic, not flags: `log_interval` is no `should_log`
       }
     } else if (k == "comparison_operator") {
-      // `step == <int>` runs on one step only (but `rank == 0` runs on every step of rank 0).
-      bool eq = false, int_side = false, counter = false;
+      // `step == <int>` runs on one step only (but `rank == 0` runs on every step of rank 0);
+      // `i == len(loader) - 1` on the last batch of an epoch; `ni < 3` on the first few steps only.
+      bool eq = false, below = false, int_side = false, len_side = false, counter = false, counter_first = false;
       const uint32_t count = ts_node_child_count(n);
       for (uint32_t i = 0; i < count; ++i) {
         TSNode c = ts_node_child(n, i);
         if (!ts_node_is_named(c) && t(c) == "==") eq = true;
+        if (!ts_node_is_named(c) && (t(c) == "<" || t(c) == "<=") && count == 3) below = true;
         if (is(c, "integer")) int_side = true;
+        if (ts_node_is_named(c) && t(c).starts_with("len(")) len_side = true;
         TSNode id = is(c, "attribute") ? field(c, "attribute") : c;
-        if (is(id, "identifier") && is_counter_name(t(id))) counter = true;
+        if (is(id, "identifier") && (is_counter_name(t(id)) || counts_steps(id))) {
+          counter = true;
+          if (i == 0) counter_first = true;
+        }
       }
-      if (eq && int_side && counter) guard = true;
+      if (counter && ((eq && (int_side || len_side)) || (below && counter_first && int_side))) guard = true;
     } else if (k == "call") {
       const std::string q = qualname_of(field(n, "function"));
       if (q == "time.time" || q == "time.perf_counter" || q == "time.monotonic") guard = true;

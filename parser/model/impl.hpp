@@ -462,6 +462,8 @@ struct Model::Impl {
   // whose every assignment in its scope is such a condition counts too (`reg = i % k == 0` then
   // `if reg:`); `depth` bounds that look-through.
   bool is_interval_guard(TSNode cond, int depth = 0) const;
+  // A name bound only to arithmetic over a loop counter (`ni = i + nb * epoch`).
+  bool counts_steps(TSNode id) const;
 
   // `if ema is None: ema = loss.item()` / `if not started: started = True`: the branch sets what it
   // tests, so it runs once (unless the loop around it resets the name to None/False). `if_node` is

@@ -123,6 +123,24 @@ bool may_launch(const Model& model, const CallInfo& c) {
   return true;
 }
 
+// Whether the code in [lo, hi) shows any torch work: a `torch.` call, a method that only tensors,
+// modules and optimizers have (`backward`, `step`, `cuda`, `to`, `zero_grad`, `forward`), or a call
+// of something named like a model. Code with none (a dataset download timed in a utilities module)
+// queues no GPU work whatever its calls do.
+bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
+  static constexpr std::array<std::string_view, 7> methods = {"backward", "step", "cuda", "to", "zero_grad",
+                                                              "forward", "item"};
+  for (const auto& c : model.calls()) {
+    if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+    if (c.qualname.starts_with("torch.")) return true;
+    if (!c.method.empty() && one_of(c.method, methods)) return true;
+    const std::string_view callee = model.text(c.function);
+    for (std::string_view w : {"model", "net", "module", "encoder", "decoder", "generator", "discriminator"})
+      if (callee.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 // A `def name(...)` at module level (or decorated), or null.
 TSNode module_function(TSNode any, std::string_view name, const Model& model) {
   TSNode root = any;
@@ -296,6 +314,10 @@ class RulePFL801 final : public Rule {
       if (!work && may_launch(model, c)) work = &c;
     }
     if (!work) return;
+    // Its function (or the module) shows no torch work at all: nothing is queued on the GPU.
+    if (const TSNode scope = scope_of(model, node);
+        !shows_torch_work(model, ts_node_start_byte(scope), ts_node_end_byte(scope)))
+      return;
     // A whole training epoch run by another module's function (`train_one_epoch(...)` from
     // engine.py, which the model resolves as a step loop): perflint cannot see its read-backs, and
     // over an epoch the host can run ahead of the GPU by at most the launch queue, a negligible
