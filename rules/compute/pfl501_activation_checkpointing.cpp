@@ -2,6 +2,7 @@
 // That trades step time for memory; statically we can only say it is on. The probe compares the
 // peak memory with the device's capacity to tell whether the trade is needed.
 #include <algorithm>
+#include <filesystem>
 
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
@@ -34,6 +35,91 @@ bool is_checkpoint_function(std::string_view q) {
 // timm: `model.set_grad_checkpointing()` / `(True)` / `(enable=args.grad_checkpointing)`: the
 // enable argument (null when absent: the default is True).
 bool is_set_grad_checkpointing(const CallInfo& call) { return call.method == "set_grad_checkpointing"; }
+
+TSNode unparen_expr(TSNode n) {
+  while (ts::is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+  return n;
+}
+
+// The nearest `def` around `at`, or null.
+TSNode enclosing_def(TSNode at) {
+  for (TSNode p = ts_node_parent(at); !ts_node_is_null(p); p = ts_node_parent(p))
+    if (ts::is(p, "function_definition")) return p;
+  return {};
+}
+
+// `name` is a parameter of the function around `at` that is off unless its caller turns it on: no
+// default, or a default of False or None (`use_checkpoint=True` is on by default: not this).
+bool is_parameter_here(const Model& model, TSNode at, std::string_view name) {
+  const TSNode def = enclosing_def(at);
+  if (ts_node_is_null(def)) return false;
+  for (TSNode p : ts::named_children(ts::field(def, "parameters"))) {
+    TSNode id = ts::is(p, "identifier") ? p : ts::is(p, "typed_parameter") ? ts_node_named_child(p, 0) : ts::field(p, "name");
+    if (!ts::is(id, "identifier") || model.text(id) != name) continue;
+    const TSNode value = ts::field(p, "value");
+    return ts_node_is_null(value) || ts::is(value, "false") || ts::is(value, "none");
+  }
+  return false;
+}
+
+// Methods that only forward the switch to submodules (timm's and open_clip's set_grad_checkpointing,
+// Hugging Face's gradient_checkpointing_enable): the caller of the outermost one turns it on.
+bool in_forwarding_method(const Model& model, TSNode node) {
+  const TSNode def = enclosing_def(node);
+  if (ts_node_is_null(def)) return false;
+  const std::string_view name = model.text(ts::field(def, "name"));
+  return name == "set_grad_checkpointing" || name == "gradient_checkpointing_enable" ||
+         name == "enable_gradient_checkpointing" || name == "_set_gradient_checkpointing";
+}
+
+// A switch its caller sets, off unless the caller turns it on: a parameter of the enclosing
+// function (`set_grad_checkpointing(self, enable)` forwarding `enable`), or an attribute every
+// assignment of which in the file is False or such a parameter (`self.grad_checkpointing = False` in
+// __init__, `= enable` in set_grad_checkpointing; `self.use_checkpoint = use_checkpoint`); in an
+// `and`, any operand. A library's model code: where it is turned on is the caller's business.
+bool decided_by_caller(const Model& model, TSNode expr, int depth = 0) {
+  expr = unparen_expr(expr);
+  if (ts_node_is_null(expr) || depth > 4) return false;
+  if (ts::is(expr, "identifier")) return is_parameter_here(model, expr, model.text(expr));
+  if (ts::is(expr, "boolean_operator") && model.text(ts::field(expr, "operator")) == "and")
+    return decided_by_caller(model, ts::field(expr, "left"), depth + 1) ||
+           decided_by_caller(model, ts::field(expr, "right"), depth + 1);
+  if (!ts::is(expr, "attribute")) return false;
+  // `self.x` of this class: assignments in other classes of the file are other attributes.
+  TSNode cls{};
+  for (TSNode p = ts_node_parent(expr); !ts_node_is_null(p) && ts_node_is_null(cls); p = ts_node_parent(p))
+    if (ts::is(p, "class_definition")) cls = p;
+  const auto in_class = [&](TSNode v) {
+    return ts_node_is_null(cls) ||
+           (ts_node_start_byte(cls) <= ts_node_start_byte(v) && ts_node_end_byte(v) <= ts_node_end_byte(cls));
+  };
+  std::vector<TSNode> values = model.assigned_values(model.text(expr));
+  values.erase(std::remove_if(values.begin(), values.end(), [&](TSNode v) { return !in_class(v); }), values.end());
+  if (values.empty()) return false;
+  for (TSNode v : values) {
+    v = unparen_expr(v);
+    if (ts::is(v, "false")) continue;
+    // `self.grad_checkpointing = enable` in set_grad_checkpointing(self, enable=True): the method's
+    // caller decides, whatever the default of a method meant to turn it on.
+    if (ts::is(v, "identifier") && (in_forwarding_method(model, v) || is_parameter_here(model, v, model.text(v))))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+// A test file (`test_*.py`, `*_test.py`, conftest.py, or directly in a `tests/` directory; not any
+// ancestor: a project may live under a directory named so): turning checkpointing on is what such a
+// file tests, not a training configuration.
+bool test_file(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string dir = p.parent_path().filename().string();
+  if (dir == "test" || dir == "tests" || dir == "testing") return true;
+  const std::string name = p.filename().string();
+  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+}
+
+bool in_test_file(const Model& model) { return test_file(model.source().path()); }
 
 // `checkpoint(block, x) if self.grad_ckpt else block(x)`: the condition guarding `node`, when it is
 // the value taken when the condition holds.
@@ -92,15 +178,20 @@ class RulePFL501 final : public Rule {
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call)) return;
+    if (model.derived(in_test_file)) return;
     std::optional<Note> enable_note;
     // Behind a command-line flag that is off by default: info that names the flag (issue 10).
     const ArgOption* gate = nullptr;
     std::optional<Note> gate_note;
+    if ((is_set_grad_checkpointing(*call) || call->method == "gradient_checkpointing_enable") &&
+        in_forwarding_method(model, node))
+      return;
     if (is_set_grad_checkpointing(*call)) {
       if (call->star_args || call->unresolved_kwargs) return;
       TSNode enable = call->arg("enable", 0);
       if (!ts_node_is_null(enable)) {
         const Value v = model.evaluate(enable);
+        if (!v.known() && decided_by_caller(model, enable)) return;
         if (v.truthy() != true) {
           if (v.known() && !(gate = off_by_default_flag(v))) return;  // set_grad_checkpointing(False)
           if (gate) gate_note = origin_note(out, "enable", v);
@@ -118,6 +209,7 @@ class RulePFL501 final : public Rule {
       if (model.under_condition(node, &cond) && ts_node_is_null(cond)) cond = ternary_condition(node);
       if (!ts_node_is_null(cond)) {
         const Value v = model.evaluate(cond);
+        if (!v.known() && decided_by_caller(model, cond)) return;
         if (v.truthy() == false) {
           if (!(gate = off_by_default_flag(v))) return;
           gate_note = origin_note(out, std::string(model.text(cond)), v);
