@@ -42,4 +42,12 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   return m;
 }
 
+bool is_test_path(std::string_view path) {
+  const std::filesystem::path p{std::string(path)};
+  const std::string dir = p.parent_path().filename().string();
+  if (dir == "test" || dir == "tests" || dir == "testing") return true;
+  const std::string name = p.filename().string();
+  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+}
+
 }  // namespace perflint

@@ -97,6 +97,12 @@ struct ModuleSummary {
 
 // What the model asks about sibling modules. The file-system implementation lives at the I/O edge
 // (cli/project_files.hpp); the model only sees this interface.
+// A test file: `test_*.py`, `*_test.py`, conftest.py, or a file directly in a `test`/`tests`/`testing`
+// directory (not any ancestor: a project may live under a directory named so). A test exercises
+// features on purpose (a few training steps, checkpointing switched on): it is not a training
+// script, and the model finds no training step in it.
+bool is_test_path(std::string_view path);
+
 class ProjectContext {
  public:
   virtual ~ProjectContext() = default;

@@ -140,6 +140,7 @@ bool Model::Impl::frames_have_loop(const Context& ctx) {
 }
 
 void Model::Impl::find_steps() {
+  if (is_test_path(src.path())) return;  // a test's few steps are not a training run
   // Step functions: a marker outside any loop of the function, directly or through a call to
   // another step function (fixpoint; bounded by the number of functions).
   std::vector<size_t> call_fn(calls.size(), SIZE_MAX);

@@ -2,9 +2,9 @@
 // That trades step time for memory; statically we can only say it is on. The probe compares the
 // peak memory with the device's capacity to tell whether the trade is needed.
 #include <algorithm>
-#include <filesystem>
 
 #include "parser/model.hpp"
+#include "parser/project.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/fix_util.hpp"
@@ -108,18 +108,7 @@ bool decided_by_caller(const Model& model, TSNode expr, int depth = 0) {
   return true;
 }
 
-// A test file (`test_*.py`, `*_test.py`, conftest.py, or directly in a `tests/` directory; not any
-// ancestor: a project may live under a directory named so): turning checkpointing on is what such a
-// file tests, not a training configuration.
-bool test_file(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::string dir = p.parent_path().filename().string();
-  if (dir == "test" || dir == "tests" || dir == "testing") return true;
-  const std::string name = p.filename().string();
-  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
-}
-
-bool in_test_file(const Model& model) { return test_file(model.source().path()); }
+bool in_test_file(const Model& model) { return is_test_path(model.source().path()); }
 
 // `checkpoint(block, x) if self.grad_ckpt else block(x)`: the condition guarding `node`, when it is
 // the value taken when the condition holds.

@@ -33,8 +33,9 @@ bool syncs(const Model& model, const CallInfo& c) {
   if (c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.Event" ||
       c.qualname == "torch.distributed.barrier")
     return true;
-  static constexpr std::array<std::string_view, 8> methods = {"synchronize", "item", "cpu", "tolist", "numpy",
-                                                              "elapsed_time", "wait", "wait_for_everyone"};
+  // `fabric.barrier()`, `accelerator.wait_for_everyone()`: a collective waits for the queued work.
+  static constexpr std::array<std::string_view, 9> methods = {"synchronize", "item", "cpu", "tolist", "numpy",
+                                                              "elapsed_time", "wait", "wait_for_everyone", "barrier"};
   if (!c.method.empty() && one_of(c.method, methods)) return true;
   if (c.method == "to" && is_host_copy(model, c)) return true;  // `.to("cpu")`
   // `float(loss)`, `int(t)`, `bool(t)`, `print(loss)`, `print(f"{loss}")`: reading a device tensor's
@@ -139,6 +140,60 @@ bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
       if (callee.find(w) != std::string_view::npos) return true;
   }
   return false;
+}
+
+// A function name for an evaluation pass (`validate`, `evaluate`, `run_validation`, `test_epoch`).
+bool evaluation_call_name(std::string_view raw) {
+  std::string n(raw.substr(raw.rfind('.') == std::string_view::npos ? 0 : raw.rfind('.') + 1));
+  for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return n.starts_with("val") || n.starts_with("eval") || n.starts_with("test") || n.find("validat") != std::string::npos ||
+         n.find("evaluat") != std::string::npos;
+}
+
+// Whether [lo, hi) computes on data: a module or function called on it (`model(x)`, `generate(...)`),
+// forward/backward/an optimizer step, or torch math. Building, loading, moving and wrapping a model
+// (`GPT(config)`, `load_checkpoint(...)`, `fabric.setup(model)`, `model.to(device)`) do not.
+bool region_computes(const Model& model, uint32_t lo, uint32_t hi) {
+  static constexpr std::array<std::string_view, 6> compute_methods = {"backward", "step", "forward", "generate",
+                                                                      "__call__", "sample"};
+  for (const auto& c : model.calls()) {
+    if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+    if (!c.qualname.empty()) {
+      if (!c.qualname.starts_with("torch.")) continue;
+      const std::string_view q = c.qualname;
+      if (q.starts_with("torch.cuda.") || q.starts_with("torch.backends.") || q.starts_with("torch.distributed.") ||
+          q.starts_with("torch.utils.") || q == "torch.load" || q == "torch.save" || q == "torch.compile" ||
+          q == "torch.manual_seed" || q == "torch.no_grad" || q == "torch.inference_mode" || q == "torch.device")
+        continue;
+      return true;
+    }
+    if (!c.method.empty()) {
+      if (one_of(c.method, compute_methods)) return true;
+      continue;
+    }
+    if (!ts::is(c.function, "identifier")) continue;
+    const std::string_view name = model.text(c.function);
+    if (name.empty() || std::isupper(static_cast<unsigned char>(name.front()))) continue;  // a constructor
+    bool setup = false;
+    for (std::string_view w : {"load", "init", "setup", "save", "print", "build", "create", "make", "get", "prepare",
+                               "download", "len", "range", "str", "int", "float", "list", "dict", "sorted"})
+      setup = setup || name.find(w) != std::string_view::npos;
+    if (!setup) return true;
+  }
+  return false;
+}
+
+bool region_has_loop(const Model& model, TSNode scope, uint32_t lo, uint32_t hi) {
+  bool found = false;
+  ts::walk(scope, [&](TSNode n) {
+    if (found || ts_node_end_byte(n) <= lo || ts_node_start_byte(n) >= hi) return false;
+    if ((ts::is(n, "for_statement") || ts::is(n, "while_statement")) && ts_node_start_byte(n) >= lo &&
+        ts_node_end_byte(n) <= hi)
+      found = true;
+    return !found;
+  });
+  (void)model;
+  return found;
 }
 
 // A `def name(...)` at module level (or decorated), or null.
@@ -314,6 +369,17 @@ class RulePFL801 final : public Rule {
       if (!work && may_launch(model, c)) work = &c;
     }
     if (!work) return;
+    // A span holding a whole evaluation pass (`validate(fabric, model, val_loader)`): like an epoch
+    // run by another function below, over a pass the host runs ahead by at most the launch queue.
+    for (const auto& c : model.calls())
+      if (ts_node_start_byte(c.node) >= lo && ts_node_end_byte(c.node) <= hi &&
+          evaluation_call_name(model.text(c.function)))
+        return;
+    // A one-off span (no loop around the reading or inside it) that only builds, loads or moves the
+    // model ("Time to instantiate model: 3.2 seconds"): set-up timing in seconds, not a step's.
+    if (ts_node_is_null(enclosing_loop(node)) && !region_has_loop(model, scope_of(model, node), lo, hi) &&
+        !region_computes(model, lo, hi))
+      return;
     // Its function (or the module) shows no torch work at all: nothing is queued on the GPU.
     if (const TSNode scope = scope_of(model, node);
         !shows_torch_work(model, ts_node_start_byte(scope), ts_node_end_byte(scope)))
