@@ -1,6 +1,7 @@
 // PFL601 manual-attention: softmax(q @ k^T ...) written by hand. Each step materializes the
 // (seq x seq) score matrix per head in memory and runs matmul, scale/mask, softmax, dropout and a
 // second matmul as separate kernels, where scaled_dot_product_attention runs one fused kernel.
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -244,6 +245,30 @@ const CallInfo* sdpa_nearby(const Model& model, TSNode node) {
   return nullptr;
 }
 
+// Where the hand-written form and the fused call are the two branches of one `if` (`if
+// self.fused_attn: sdpa(...) else: manual`): whether the fused branch is the one that runs by default.
+// Yes when the condition is unknown (a configuration function, a constructor flag): the code already
+// prefers the fused kernel, and which branch a run takes is not ours to guess. No when the condition
+// is known to select the hand-written branch. nullopt when they are not branches of one `if`.
+std::optional<bool> fused_branch_by_default(const Model& model, TSNode manual, TSNode fused) {
+  const auto inside = [](TSNode n, TSNode outer) {
+    return !ts_node_is_null(outer) && ts_node_start_byte(outer) <= ts_node_start_byte(n) &&
+           ts_node_end_byte(n) <= ts_node_end_byte(outer);
+  };
+  for (TSNode p = ts_node_parent(manual); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
+    if (!ts::is(p, "if_statement") || !inside(fused, p)) continue;
+    const TSNode then = ts::field(p, "consequence");
+    const bool fused_then = inside(fused, then), manual_then = inside(manual, then);
+    if (fused_then == manual_then) return std::nullopt;
+    const Value v = model.evaluate(ts::field(p, "condition"));
+    const std::optional<bool> on = v.truthy();
+    if (!on) return true;
+    return *on == fused_then;
+  }
+  return std::nullopt;
+}
+
 class RulePFL601 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -277,6 +302,7 @@ class RulePFL601 final : public Rule {
     if (weights_kept(model, node)) return;
     if (weights_transformed(model, node)) return;
     if (const CallInfo* fused = sdpa_nearby(model, node)) {
+      if (fused_branch_by_default(model, node, fused->node).value_or(false)) return;
       const std::string line = std::to_string(model.source().position(ts_node_start_byte(fused->node)).line);
       Finding& f = out.report(node,
                               "hand-written attention next to a scaled_dot_product_attention path (line " + line +

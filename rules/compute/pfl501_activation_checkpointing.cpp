@@ -63,13 +63,16 @@ bool is_parameter_here(const Model& model, TSNode at, std::string_view name) {
 }
 
 // Methods that only forward the switch to submodules (timm's and open_clip's set_grad_checkpointing,
-// Hugging Face's gradient_checkpointing_enable): the caller of the outermost one turns it on.
+// Hugging Face's gradient_checkpointing_enable), and the checkpointing helpers themselves (timm's
+// `checkpoint(function, *args)` and `checkpoint_seq(...)` wrap torch's): the caller of the outermost
+// one turns it on, and is reported there.
 bool in_forwarding_method(const Model& model, TSNode node) {
   const TSNode def = enclosing_def(node);
   if (ts_node_is_null(def)) return false;
   const std::string_view name = model.text(ts::field(def, "name"));
   return name == "set_grad_checkpointing" || name == "gradient_checkpointing_enable" ||
-         name == "enable_gradient_checkpointing" || name == "_set_gradient_checkpointing";
+         name == "enable_gradient_checkpointing" || name == "_set_gradient_checkpointing" ||
+         name.find("checkpoint") != std::string_view::npos;
 }
 
 // A switch its caller sets, off unless the caller turns it on: a parameter of the enclosing
@@ -172,9 +175,7 @@ class RulePFL501 final : public Rule {
     // Behind a command-line flag that is off by default: info that names the flag (issue 10).
     const ArgOption* gate = nullptr;
     std::optional<Note> gate_note;
-    if ((is_set_grad_checkpointing(*call) || call->method == "gradient_checkpointing_enable") &&
-        in_forwarding_method(model, node))
-      return;
+    if (in_forwarding_method(model, node)) return;
     if (is_set_grad_checkpointing(*call)) {
       if (call->star_args || call->unresolved_kwargs) return;
       TSNode enable = call->arg("enable", 0);

@@ -153,7 +153,9 @@ bool evaluation_call_name(std::string_view raw) {
 // Whether [lo, hi) computes on data: a module or function called on it (`model(x)`, `generate(...)`),
 // forward/backward/an optimizer step, or torch math. Building, loading, moving and wrapping a model
 // (`GPT(config)`, `load_checkpoint(...)`, `fabric.setup(model)`, `model.to(device)`) do not.
-bool region_computes(const Model& model, uint32_t lo, uint32_t hi) {
+TSNode module_function(TSNode any, std::string_view name, const Model& model);
+
+bool region_computes(const Model& model, uint32_t lo, uint32_t hi, int depth = 0) {
   static constexpr std::array<std::string_view, 6> compute_methods = {"backward", "step", "forward", "generate",
                                                                       "__call__", "sample"};
   for (const auto& c : model.calls()) {
@@ -161,10 +163,17 @@ bool region_computes(const Model& model, uint32_t lo, uint32_t hi) {
     if (!c.qualname.empty()) {
       if (!c.qualname.starts_with("torch.")) continue;
       const std::string_view q = c.qualname;
+      // Device and process management, loading, initialisation and allocation are set-up.
       if (q.starts_with("torch.cuda.") || q.starts_with("torch.backends.") || q.starts_with("torch.distributed.") ||
-          q.starts_with("torch.utils.") || q == "torch.load" || q == "torch.save" || q == "torch.compile" ||
-          q == "torch.manual_seed" || q == "torch.no_grad" || q == "torch.inference_mode" || q == "torch.device")
+          q.starts_with("torch.utils.") || q.starts_with("torch.nn.init.") || q == "torch.load" || q == "torch.save" ||
+          q == "torch.compile" || q == "torch.manual_seed" || q == "torch.no_grad" || q == "torch.inference_mode" ||
+          q == "torch.device")
         continue;
+      bool allocates = false;
+      for (std::string_view f : {"zeros", "ones", "empty", "full", "arange", "tensor", "as_tensor", "from_numpy",
+                                 "empty_like", "zeros_like", "ones_like", "full_like"})
+        allocates = allocates || q == "torch." + std::string(f);
+      if (allocates) continue;
       return true;
     }
     if (!c.method.empty()) {
@@ -174,9 +183,22 @@ bool region_computes(const Model& model, uint32_t lo, uint32_t hi) {
     if (!ts::is(c.function, "identifier")) continue;
     const std::string_view name = model.text(c.function);
     if (name.empty() || std::isupper(static_cast<unsigned char>(name.front()))) continue;  // a constructor
+    bool builtin = false;
+    for (std::string_view b : {"isinstance", "issubclass", "getattr", "hasattr", "setattr", "super", "type", "any", "all",
+                               "zip", "enumerate", "next", "iter", "min", "max", "sum", "abs", "round", "open", "format",
+                               "reversed", "map", "filter", "tuple", "set", "bool", "id", "vars", "repr", "partial"})
+      builtin = builtin || name == b;
+    if (builtin) continue;
+    // A function of this file: what its body does (`sequential(model, device)` only moves layers).
+    if (TSNode def = module_function(c.node, name, model); !ts_node_is_null(def)) {
+      if (ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) continue;  // the caller itself
+      if (depth >= 2 || region_computes(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1)) return true;
+      continue;
+    }
     bool setup = false;
     for (std::string_view w : {"load", "init", "setup", "save", "print", "build", "create", "make", "get", "prepare",
-                               "download", "len", "range", "str", "int", "float", "list", "dict", "sorted"})
+                               "download", "reset", "seed", "device", "move", "materialize", "replace", "wrap",
+                               "shard", "len", "range", "str", "int", "float", "list", "dict", "sorted"})
       setup = setup || name.find(w) != std::string_view::npos;
     if (!setup) return true;
   }
@@ -375,10 +397,12 @@ class RulePFL801 final : public Rule {
       if (ts_node_start_byte(c.node) >= lo && ts_node_end_byte(c.node) <= hi &&
           evaluation_call_name(model.text(c.function)))
         return;
-    // A one-off span (no loop around the reading or inside it) that only builds, loads or moves the
-    // model ("Time to instantiate model: 3.2 seconds"): set-up timing in seconds, not a step's.
-    if (ts_node_is_null(enclosing_loop(node)) && !region_has_loop(model, scope_of(model, node), lo, hi) &&
-        !region_computes(model, lo, hi))
+    // A span within one iteration at most, with no loop inside, that only builds, loads or moves the
+    // model ("Time to instantiate model: 3.2 seconds", "[rank] Time to move the model"): set-up
+    // timing in seconds, not a step's.
+    if (const TSNode loop = enclosing_loop(node); (ts_node_is_null(loop) || inside(first, loop)) &&
+                                                  !region_has_loop(model, scope_of(model, node), lo, hi) &&
+                                                  !region_computes(model, lo, hi))
       return;
     // Its function (or the module) shows no torch work at all: nothing is queued on the GPU.
     if (const TSNode scope = scope_of(model, node);
