@@ -234,6 +234,47 @@ TSNode module_function(TSNode any, std::string_view name, const Model& model) {
 // in this file (`train()` whose loop does `total += loss.item()`, `test()` that returns `.item()`).
 // A blocking copy counts when `any_copy` (a loop body: the next iteration's copy drains this one's
 // work) or when no GPU work is queued after it in the region.
+// A name some assignment of which is a tensor result: a torch function or a tensor method
+// (`token = next_token(...).clone()`). Generous on purpose: here it can only make the rule quieter.
+bool holds_tensor(const Model& model, TSNode expr) {
+  const auto& losses = model.derived(loss_names);
+  bool found = false;
+  ts::walk(expr, [&](TSNode n) {
+    if (found) return false;
+    if (is_tensor_like(model, n, losses)) found = true;
+    if (!found && ts::is(n, "identifier"))
+      for (TSNode v : model.assigned_values(model.text(n))) {
+        v = unparen(v);
+        if (!ts::is(v, "call")) continue;
+        const CallInfo* c = model.call(v);
+        if (c && (c->qualname.starts_with("torch.") || is_tensor_like(model, v, losses))) found = true;
+      }
+    return !found;
+  });
+  return found;
+}
+
+// An `if`/`elif`/`while` in the body of `def` that tests a tensor as a Python bool (`if token ==
+// eos_id: break` in a generation loop): a sync every time it runs.
+bool tests_tensor_condition(const Model& model, TSNode def) {
+  bool found = false;
+  ts::walk(def, [&](TSNode n) {
+    if (found) return false;
+    if (ts::is(n, "if_statement") || ts::is(n, "elif_clause") || ts::is(n, "while_statement")) {
+      TSNode cond = ts::field(n, "condition");
+      bool identity = false;  // `x is None`, `k in batch`: no value read
+      if (ts::is(cond, "comparison_operator"))
+        for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
+          const std::string_view k = ts::kind(ts_node_child(cond, i));
+          if (k == "is" || k == "in" || k == "is not" || k == "not in") identity = true;
+        }
+      if (!identity && !ts_node_is_null(cond) && holds_tensor(model, cond)) found = true;
+    }
+    return !found;
+  });
+  return found;
+}
+
 bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, bool any_copy = false) {
   for (const auto& c : model.calls()) {
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
@@ -252,7 +293,8 @@ bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, b
       TSNode def = module_function(c.node, model.text(c.function), model);
       // Not recursion into the function that holds the region itself.
       if (!ts_node_is_null(def) && !(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
-          region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1))
+          (region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1) ||
+           tests_tensor_condition(model, def)))
         return true;
     }
   }
