@@ -412,15 +412,26 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
       it = dir_fingerprints_.emplace(dir, std::move(fp)).first;
     }
     out = it->second;
-    // The project files it imports.
+    // The project files it imports, and what a package it imports re-exports (the files its
+    // __init__.py imports, a few levels): a trainer class reached through `from trainer import
+    // Trainer` lives there.
     const ImportGraph& g = graph_for(root_for(self));
+    std::set<std::string> seen;
+    std::vector<std::pair<std::string, int>> todo;
     if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
-      for (const std::string& f : imp->second) {
-        const auto size = fs::file_size(f, ec);
-        out.append("\nimports ").append(f).append(" ").append(ec ? "?" : std::to_string(size));
-        const auto time = fs::last_write_time(f, ec);
-        out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
-      }
+      for (const std::string& f : imp->second) todo.emplace_back(f, 0);
+    while (!todo.empty()) {
+      const auto [f, level] = todo.back();
+      todo.pop_back();
+      if (!seen.insert(f).second) continue;
+      const auto size = fs::file_size(f, ec);
+      out.append("\nimports ").append(f).append(" ").append(ec ? "?" : std::to_string(size));
+      const auto time = fs::last_write_time(f, ec);
+      out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
+      if (level < 3 && f.ends_with("/__init__.py"))
+        if (auto more = g.imports.find(f); more != g.imports.end())
+          for (const std::string& m : more->second) todo.emplace_back(m, level + 1);
+    }
   }
   // What the linker and the project look-up answer for this file (the rest of the project matters
   // only through them): its step entries, and whether another file sets cudnn.benchmark.

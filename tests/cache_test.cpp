@@ -182,6 +182,26 @@ TEST(ResultCache, ASecondRunParsesNoFileForTheLinker) {
   EXPECT_EQ(cut.out, run_perflint({"--isolated", "--no-cache", "helpers.py"}, project.str()).out);
 }
 
+TEST(ResultCache, AChangeInAModuleAPackageReexportsMakesANewKey) {
+  // main.py hands its loader to trainer.Trainer, which trainer/__init__.py re-exports from
+  // trainer/engine.py: main.py's result depends on engine.py, which main.py does not import itself.
+  TempDir project, cache;
+  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_loader_consumer";
+  fs::copy(fixture, project.path(), fs::copy_options::recursive);
+  const std::vector<std::string> args{"--isolated", "--select", "PFL102", "--cache-dir", cache.str(), "main.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_TRUE(contains(first.out, "PFL102")) << first.out << first.err;
+  // The trainer no longer keeps the loader it is given.
+  const fs::path engine = project.path() / "trainer" / "engine.py";
+  std::string text = slurp(engine.string());
+  text.replace(text.find("self.train_data = train_dataloader"), 34, "self.train_data = None");
+  const auto mtime = fs::last_write_time(engine);
+  project.write("trainer/engine.py", text);
+  fs::last_write_time(engine, mtime + std::chrono::seconds(5));
+  const auto after = run_perflint(args, project.str());
+  EXPECT_FALSE(contains(after.out, "PFL102")) << after.out;
+}
+
 TEST(ResultCache, AnUnwritableCacheIsNoError) {
   TempDir project;
   project.write("train.py", kTrain);
