@@ -61,11 +61,12 @@ std::vector<ImportStatement> import_statements(std::string_view text) {
 }
 
 
+// A test file by its path relative to the root: any directory on the way named like tests, or
+// is_test_path's names.
 bool test_file(const fs::path& rel) {
   for (const auto& part : rel.parent_path())
     if (part == "test" || part == "tests" || part == "testing" || part == "_testing") return true;
-  const std::string name = rel.filename().string();
-  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+  return is_test_path(rel.string());
 }
 
 bool within(const fs::path& p, const fs::path& root) {
@@ -204,16 +205,21 @@ bool defines(std::string_view text, std::string_view name) {
 
 std::pair<std::string, std::string> FileProjectContext::follow_reexports(const std::string& root, std::string file,
                                                                          std::string rest) {
+  // `dir/name.py`, else `dir/name/__init__.py`, else empty.
+  const auto module_at = [&](const std::string& path) {
+    return file_exists(path + ".py") ? path + ".py" : file_exists(path + "/__init__.py") ? path + "/__init__.py" : "";
+  };
   // A package's __init__.py (or any module) that imports the name from elsewhere in the project
   // (`from .meters import AverageMeter`, `from . import meters`, `from pkg.meters import *`): the
-  // name is defined there. A few hops; a name defined in the file itself stays.
+  // name is defined there. A few hops; a name defined in the file itself stays. Texts come from
+  // text_of: the same __init__.py is asked about by every call that goes through it.
   for (int hop = 0; hop < 4 && !rest.empty(); ++hop) {
     const std::string first = rest.substr(0, rest.find('.'));
-    const FileRead read = read_whole_file(file, max_file_bytes_);
-    if (read.status != FileRead::Status::Ok || defines(read.bytes, first)) break;
+    const std::string& text = text_of(file);
+    if (text.empty() || defines(text, first)) break;
     const std::string dir = file.substr(0, file.rfind('/'));
     std::optional<std::pair<std::string, std::string>> next;
-    for (const ImportStatement& s : import_statements(read.bytes)) {
+    for (const ImportStatement& s : import_statements(text)) {
       if (s.names.empty()) continue;  // `import x`: not a re-export of a name
       // The name as the module it comes from calls it (`from .shown import show as render`).
       const auto bound = std::find(s.bound.begin(), s.bound.end(), first);
@@ -232,22 +238,15 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
         for (char c : s.module) path.push_back(c == '.' ? '/' : c);
       }
       // `from . import meters` / `from pkg import meters`: the name is a submodule.
-      if (named && (file_exists(path + "/" + original + ".py") || file_exists(path + "/" + original + "/__init__.py"))) {
-        const std::string sub = file_exists(path + "/" + original + ".py") ? path + "/" + original + ".py"
-                                                                           : path + "/" + original + "/__init__.py";
+      if (const std::string sub = named ? module_at(path + "/" + original) : std::string(); !sub.empty()) {
         next.emplace(sub, after.empty() ? std::string() : after.substr(1));
         break;
       }
       if (s.module.empty()) continue;
-      const std::string target = file_exists(path + ".py") ? path + ".py"
-                                 : file_exists(path + "/__init__.py") ? path + "/__init__.py"
-                                                                       : std::string();
+      const std::string target = module_at(path);
       if (target.empty() || target == file) continue;
-      if (star) {
-        // `from .meters import *`: only when that module defines the name.
-        const FileRead other = read_whole_file(target, max_file_bytes_);
-        if (other.status != FileRead::Status::Ok || !defines(other.bytes, first)) continue;
-      }
+      // `from .meters import *`: only when that module defines the name.
+      if (star && !defines(text_of(target), first)) continue;
       next.emplace(target, original + after);
       break;
     }

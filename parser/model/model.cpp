@@ -1,7 +1,7 @@
 // Semantic model of one Python file (see model.hpp): the public API over Model::Impl, whose parts
 // live in parser/model/. One iterative walk records imports, calls, assignments, loops and the
 // ancestor frames of each; the rest is derived after the walk.
-#include <map>
+#include <set>
 
 #include "parser/model/impl.hpp"
 
@@ -271,7 +271,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
   std::vector<FunctionSummary> out;
   // Per class: the attributes (`self.train_data`) a step loop of one of its methods iterates, directly
   // or as the argument of a `self.method(...)` call that binds an iterated parameter.
-  std::map<std::pair<uint32_t, std::string>, bool> iterated_attribute;  // (class start, "self.x")
+  std::set<std::pair<uint32_t, std::string>> iterated_attribute;  // (class start, "self.x")
   for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
     const auto& f = impl_->functions[fi];
     FunctionSummary s;
@@ -286,7 +286,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
       s.has_step_loop = true;
       TSNode base = impl_->loop_source(l);
-      if (is(base, "attribute") && !null(cls)) iterated_attribute[{ts_node_start_byte(cls), std::string(impl_->t(base))}] = true;
+      if (is(base, "attribute") && !null(cls)) iterated_attribute.emplace(ts_node_start_byte(cls), impl_->t(base));
       if (!is(base, "identifier")) continue;
       auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
       if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
@@ -305,7 +305,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (m.qualified != method) continue;
       for (int idx : m.iterated_params) {
         TSNode arg = c.arg(m.params[static_cast<size_t>(idx)], idx - 1);  // `self` is not passed
-        if (is(arg, "attribute")) iterated_attribute[{ts_node_start_byte(cls), std::string(impl_->t(arg))}] = true;
+        if (is(arg, "attribute")) iterated_attribute.emplace(ts_node_start_byte(cls), impl_->t(arg));
       }
     }
   }

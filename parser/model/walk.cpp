@@ -280,12 +280,13 @@ void Model::Impl::visit(TSNode n, Sym k, TSNode parent, Context ctx) {
       f.node = n;
       f.name = std::string(t(field(n, "name")));
       for (TSNode p : ts::named_children(field(n, "parameters"))) {
+        // `x`, `x=1`, `x: T = 1` (a name field), `x: T` (no name field: its first child, as `*args: T`'s
+        // splat pattern is), `*args`, `**kw`.
         TSNode id = p;
-        if (!is(p, "identifier")) id = field(p, "name");
-        // `x: int` has no name field: its first child is the name (or `*args: T`'s splat pattern).
         if (is(p, "typed_parameter")) id = ts_node_named_child(p, 0);
+        else if (!is(p, "identifier") && !is(p, "list_splat_pattern") && !is(p, "dictionary_splat_pattern"))
+          id = field(p, "name");
         if (is(id, "list_splat_pattern") || is(id, "dictionary_splat_pattern")) id = ts_node_named_child(id, 0);
-        if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern")) id = ts_node_named_child(p, 0);
         if (is(id, "identifier")) {
           f.params.emplace_back(t(id));
           opaque_names.push_back(scope_key(n, t(id)));

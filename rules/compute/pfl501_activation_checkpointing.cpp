@@ -7,6 +7,7 @@
 #include "parser/project.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
+#include "rules/attention/attention_util.hpp"
 #include "rules/fix_util.hpp"
 #include "rules/common.hpp"
 
@@ -36,22 +37,10 @@ bool is_checkpoint_function(std::string_view q) {
 // enable argument (null when absent: the default is True).
 bool is_set_grad_checkpointing(const CallInfo& call) { return call.method == "set_grad_checkpointing"; }
 
-TSNode unparen_expr(TSNode n) {
-  while (ts::is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
-  return n;
-}
-
-// The nearest `def` around `at`, or null.
-TSNode enclosing_def(TSNode at) {
-  for (TSNode p = ts_node_parent(at); !ts_node_is_null(p); p = ts_node_parent(p))
-    if (ts::is(p, "function_definition")) return p;
-  return {};
-}
-
 // `name` is a parameter of the function around `at` that is off unless its caller turns it on: no
 // default, or a default of False or None (`use_checkpoint=True` is on by default: not this).
 bool is_parameter_here(const Model& model, TSNode at, std::string_view name) {
-  const TSNode def = enclosing_def(at);
+  const TSNode def = model.enclosing(at, "function_definition");
   if (ts_node_is_null(def)) return false;
   for (TSNode p : ts::named_children(ts::field(def, "parameters"))) {
     TSNode id = ts::is(p, "identifier") ? p : ts::is(p, "typed_parameter") ? ts_node_named_child(p, 0) : ts::field(p, "name");
@@ -67,7 +56,7 @@ bool is_parameter_here(const Model& model, TSNode at, std::string_view name) {
 // `checkpoint(function, *args)` and `checkpoint_seq(...)` wrap torch's): the caller of the outermost
 // one turns it on, and is reported there.
 bool in_forwarding_method(const Model& model, TSNode node) {
-  const TSNode def = enclosing_def(node);
+  const TSNode def = model.enclosing(node, "function_definition");
   if (ts_node_is_null(def)) return false;
   const std::string_view name = model.text(ts::field(def, "name"));
   return name == "set_grad_checkpointing" || name == "gradient_checkpointing_enable" ||
@@ -81,7 +70,7 @@ bool in_forwarding_method(const Model& model, TSNode node) {
 // __init__, `= enable` in set_grad_checkpointing; `self.use_checkpoint = use_checkpoint`); in an
 // `and`, any operand. A library's model code: where it is turned on is the caller's business.
 bool decided_by_caller(const Model& model, TSNode expr, int depth = 0) {
-  expr = unparen_expr(expr);
+  expr = unparen(expr);
   if (ts_node_is_null(expr) || depth > 4) return false;
   if (ts::is(expr, "identifier")) return is_parameter_here(model, expr, model.text(expr));
   if (ts::is(expr, "boolean_operator") && model.text(ts::field(expr, "operator")) == "and")
@@ -89,9 +78,7 @@ bool decided_by_caller(const Model& model, TSNode expr, int depth = 0) {
            decided_by_caller(model, ts::field(expr, "right"), depth + 1);
   if (!ts::is(expr, "attribute")) return false;
   // `self.x` of this class: assignments in other classes of the file are other attributes.
-  TSNode cls{};
-  for (TSNode p = ts_node_parent(expr); !ts_node_is_null(p) && ts_node_is_null(cls); p = ts_node_parent(p))
-    if (ts::is(p, "class_definition")) cls = p;
+  const TSNode cls = model.enclosing(expr, "class_definition");
   const auto in_class = [&](TSNode v) {
     return ts_node_is_null(cls) ||
            (ts_node_start_byte(cls) <= ts_node_start_byte(v) && ts_node_end_byte(v) <= ts_node_end_byte(cls));
@@ -100,7 +87,7 @@ bool decided_by_caller(const Model& model, TSNode expr, int depth = 0) {
   values.erase(std::remove_if(values.begin(), values.end(), [&](TSNode v) { return !in_class(v); }), values.end());
   if (values.empty()) return false;
   for (TSNode v : values) {
-    v = unparen_expr(v);
+    v = unparen(v);
     if (ts::is(v, "false")) continue;
     // `self.grad_checkpointing = enable` in set_grad_checkpointing(self, enable=True): the method's
     // caller decides, whatever the default of a method meant to turn it on.

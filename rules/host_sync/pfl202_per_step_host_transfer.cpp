@@ -198,19 +198,8 @@ TSNode formatted_tensor(const Model& model, TSNode node, const std::vector<std::
 TSNode tested_tensor(const Model& model, TSNode stmt, const std::vector<std::string>& losses) {
   TSNode cond = ts::field(stmt, "condition");
   if (ts_node_is_null(cond)) return {};
-  // `if loss is not None:`, `if key in batch:`: identity and membership tests never ask a tensor for
-  // its value.
-  bool identity = false;
-  ts::walk(cond, [&](TSNode n) {
-    if (identity) return false;
-    if (ts::is(n, "comparison_operator"))
-      for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
-        const std::string_view k = ts::kind(ts_node_child(n, i));
-        if (k == "is" || k == "in" || k == "is not" || k == "not in") identity = true;
-      }
-    return !identity;
-  });
-  if (identity) return {};
+  // `if loss is not None:`, `if key in batch:` never ask a tensor for its value.
+  if (identity_or_membership_test(cond)) return {};
   return is_tensor_like(model, cond, losses) ? cond : TSNode{};
 }
 

@@ -209,20 +209,39 @@ bool is_device_tensor_name(const Model& model, TSNode ident) {
   return placed;
 }
 
+bool identity_or_membership_test(TSNode cond) {
+  bool identity = false;
+  ts::walk(cond, [&](TSNode n) {
+    if (identity) return false;
+    if (is(n, "comparison_operator"))
+      for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+        const std::string_view k = ts::kind(ts_node_child(n, i));
+        if (k == "is" || k == "in" || k == "is not" || k == "not in") identity = true;
+      }
+    return !identity;
+  });
+  return identity;
+}
+
 namespace {
+
+bool clip_grad_norm(std::string_view q) {
+  return q == "torch.nn.utils.clip_grad_norm_" || q == "torch.nn.utils.clip_grad_norm" ||
+         q == "torch.nn.utils.clip_grad.clip_grad_norm_";
+}
+
+// A call that may bind a device value (bound_to_device_value's cheap first test).
+bool device_value_candidate(const Model& model, TSNode v) {
+  v = unparen(v);
+  if (ts_node_is_null(v) || !is(v, "call")) return false;
+  const CallInfo* c = model.call(v);
+  return c && (clip_grad_norm(c->qualname) || (!c->method.empty() && one_of(c->method, kTensorMethods)));
+}
 
 // What a name is bound to where it is read, when that is certainly a tensor on the device that the
 // step computed: the gradient norm `clip_grad_norm_` returns (`norm = clip_grad_norm_(...)`), or
 // tensor methods on the loss (`l = loss.detach()`, `avg = loss.mean()`), no host copy on the way.
 // Other bindings (a factory without a device, a library's value) are not judged here.
-bool device_value_candidate(const Model& model, TSNode v) {
-  v = unparen(v);
-  if (ts_node_is_null(v) || !is(v, "call")) return false;
-  const CallInfo* c = model.call(v);
-  return c && (std::string_view(c->qualname).find("clip_grad_norm") != std::string_view::npos ||
-               (!c->method.empty() && one_of(c->method, kTensorMethods)));
-}
-
 bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std::string>& losses) {
   // Cheap first: some assignment of the name is such a call (reaching_value walks statements).
   const std::vector<TSNode> values = model.assigned_values(model.text(use));
@@ -233,10 +252,7 @@ bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std
   if (ts_node_is_null(v) || !is(v, "call")) return false;
   const CallInfo* c = model.call(v);
   if (!c) return false;
-  const std::string_view q = c->qualname;
-  if (q == "torch.nn.utils.clip_grad_norm_" || q == "torch.nn.utils.clip_grad_norm" ||
-      q == "torch.nn.utils.clip_grad.clip_grad_norm_")
-    return true;
+  if (clip_grad_norm(c->qualname)) return true;
   if (chain_has_host_copy(model, v)) return false;
   for (TSNode n = v; !ts_node_is_null(n);) {
     n = unparen(n);

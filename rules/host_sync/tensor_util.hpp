@@ -46,6 +46,10 @@ const CallInfo* default_device_call(const Model& model);
 // (default_device_call), or a step of another file that runs it comes from a file that does.
 bool factories_may_build_on_gpu(const Model& model);
 
+// A condition with an identity or membership test in it (`x is not None`, `key in batch`): it never
+// asks a tensor for its value.
+bool identity_or_membership_test(TSNode cond);
+
 // True when the expression's root name is an import of a library other than torch (`np`, `math`).
 bool rooted_in_other_library(const Model& model, TSNode expr);
 

@@ -68,29 +68,36 @@ bool blocking_copy(const Model& model, const CallInfo& c) {
   return copy && copy->non_blocking == false;
 }
 
+// A name for evaluation, by its words (split at `_`, `.`, brackets...): `val_loader`,
+// `self.test_loader`, `evaluate`, `run_validation`; not `latest` or `interval`.
+bool evalish(std::string_view name) {
+  std::string word;
+  const auto judge = [&] {
+    const bool hit = word == "val" || word == "dev" || word.starts_with("eval") || word.starts_with("valid") ||
+                     word.starts_with("test") || word.starts_with("infer") || word.starts_with("predict");
+    word.clear();
+    return hit;
+  };
+  for (char ch : name) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+    } else if (judge()) {
+      return true;
+    }
+  }
+  return judge();
+}
+
+// `validate` of `trainer.validate`: a callee's own name.
+std::string_view last_name(std::string_view callee) {
+  const size_t dot = callee.rfind('.');
+  return dot == std::string_view::npos ? callee : callee.substr(dot + 1);
+}
+
 // A timer in evaluation code: a function named like `evaluate`/`validate`/`test`, or a loop over a
 // loader named like `val_loader`/`test_loader`. Evaluation loops read their results back (metrics,
 // predictions), and their timings are not what training decisions are made from.
 bool in_eval_code(const Model& model, TSNode node) {
-  // By words of the name (split at `_`, `.`, brackets...): `val_loader`, `self.test_loader`,
-  // `evaluate`, `run_validation`; not `latest` or `interval`.
-  const auto evalish = [](std::string_view name) {
-    std::string word;
-    const auto judge = [&] {
-      const bool hit = word == "val" || word == "dev" || word.starts_with("eval") || word.starts_with("valid") ||
-                       word.starts_with("test") || word.starts_with("infer") || word.starts_with("predict");
-      word.clear();
-      return hit;
-    };
-    for (char ch : name) {
-      if (std::isalnum(static_cast<unsigned char>(ch))) {
-        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-      } else if (judge()) {
-        return true;
-      }
-    }
-    return judge();
-  };
   for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
     if (ts::is(p, "function_definition")) return evalish(model.text(ts::field(p, "name")));
     if (ts::is(p, "for_statement") && evalish(model.text(ts::field(p, "right")))) return true;
@@ -142,19 +149,21 @@ bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
   return false;
 }
 
-// A function name for an evaluation pass (`validate`, `evaluate`, `run_validation`, `test_epoch`).
-bool evaluation_call_name(std::string_view raw) {
-  std::string n(raw.substr(raw.rfind('.') == std::string_view::npos ? 0 : raw.rfind('.') + 1));
-  for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return n.starts_with("val") || n.starts_with("eval") || n.starts_with("test") || n.find("validat") != std::string::npos ||
-         n.find("evaluat") != std::string::npos;
+// A `def name(...)` at module level (or decorated), or null.
+TSNode module_function(TSNode any, std::string_view name, const Model& model) {
+  TSNode root = any;
+  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+  for (TSNode child : ts::named_children(root)) {
+    TSNode def = child;
+    if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
+    if (ts::is(def, "function_definition") && model.text(ts::field(def, "name")) == name) return def;
+  }
+  return {};
 }
 
 // Whether [lo, hi) computes on data: a module or function called on it (`model(x)`, `generate(...)`),
 // forward/backward/an optimizer step, or torch math. Building, loading, moving and wrapping a model
 // (`GPT(config)`, `load_checkpoint(...)`, `fabric.setup(model)`, `model.to(device)`) do not.
-TSNode module_function(TSNode any, std::string_view name, const Model& model);
-
 bool region_computes(const Model& model, uint32_t lo, uint32_t hi, int depth = 0) {
   static constexpr std::array<std::string_view, 6> compute_methods = {"backward", "step", "forward", "generate",
                                                                       "__call__", "sample"};
@@ -205,7 +214,7 @@ bool region_computes(const Model& model, uint32_t lo, uint32_t hi, int depth = 0
   return false;
 }
 
-bool region_has_loop(const Model& model, TSNode scope, uint32_t lo, uint32_t hi) {
+bool region_has_loop(TSNode scope, uint32_t lo, uint32_t hi) {
   bool found = false;
   ts::walk(scope, [&](TSNode n) {
     if (found || ts_node_end_byte(n) <= lo || ts_node_start_byte(n) >= hi) return false;
@@ -214,26 +223,9 @@ bool region_has_loop(const Model& model, TSNode scope, uint32_t lo, uint32_t hi)
       found = true;
     return !found;
   });
-  (void)model;
   return found;
 }
 
-// A `def name(...)` at module level (or decorated), or null.
-TSNode module_function(TSNode any, std::string_view name, const Model& model) {
-  TSNode root = any;
-  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
-  for (TSNode child : ts::named_children(root)) {
-    TSNode def = child;
-    if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
-    if (ts::is(def, "function_definition") && model.text(ts::field(def, "name")) == name) return def;
-  }
-  return {};
-}
-
-// Whether a call in [lo, hi) waits for the GPU, looking one or two levels into functions defined
-// in this file (`train()` whose loop does `total += loss.item()`, `test()` that returns `.item()`).
-// A blocking copy counts when `any_copy` (a loop body: the next iteration's copy drains this one's
-// work) or when no GPU work is queued after it in the region.
 // A name some assignment of which is a tensor result: a torch function or a tensor method
 // (`token = next_token(...).clone()`). Generous on purpose: here it can only make the rule quieter.
 bool holds_tensor(const Model& model, TSNode expr) {
@@ -261,20 +253,19 @@ bool tests_tensor_condition(const Model& model, TSNode def) {
   ts::walk(def, [&](TSNode n) {
     if (found) return false;
     if (ts::is(n, "if_statement") || ts::is(n, "elif_clause") || ts::is(n, "while_statement")) {
-      TSNode cond = ts::field(n, "condition");
-      bool identity = false;  // `x is None`, `k in batch`: no value read
-      if (ts::is(cond, "comparison_operator"))
-        for (uint32_t i = 0; i < ts_node_child_count(cond); ++i) {
-          const std::string_view k = ts::kind(ts_node_child(cond, i));
-          if (k == "is" || k == "in" || k == "is not" || k == "not in") identity = true;
-        }
-      if (!identity && !ts_node_is_null(cond) && holds_tensor(model, cond)) found = true;
+      const TSNode cond = ts::field(n, "condition");
+      if (!ts_node_is_null(cond) && !identity_or_membership_test(cond) && holds_tensor(model, cond)) found = true;
     }
     return !found;
   });
   return found;
 }
 
+// Whether a call in [lo, hi) waits for the GPU, looking one or two levels into functions defined
+// in this file (`train()` whose loop does `total += loss.item()`, `test()` that returns `.item()`,
+// and the conditions they test on tensors).
+// A blocking copy counts when `any_copy` (a loop body: the next iteration's copy drains this one's
+// work) or when no GPU work is queued after it in the region.
 bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, bool any_copy = false) {
   for (const auto& c : model.calls()) {
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
@@ -437,13 +428,13 @@ class RulePFL801 final : public Rule {
     // run by another function below, over a pass the host runs ahead by at most the launch queue.
     for (const auto& c : model.calls())
       if (ts_node_start_byte(c.node) >= lo && ts_node_end_byte(c.node) <= hi &&
-          evaluation_call_name(model.text(c.function)))
+          evalish(last_name(model.text(c.function))))
         return;
     // A span within one iteration at most, with no loop inside, that only builds, loads or moves the
     // model ("Time to instantiate model: 3.2 seconds", "[rank] Time to move the model"): set-up
     // timing in seconds, not a step's.
     if (const TSNode loop = enclosing_loop(node); (ts_node_is_null(loop) || inside(first, loop)) &&
-                                                  !region_has_loop(model, scope_of(model, node), lo, hi) &&
+                                                  !region_has_loop(scope_of(model, node), lo, hi) &&
                                                   !region_computes(model, lo, hi))
       return;
     // Its function (or the module) shows no torch work at all: nothing is queued on the GPU.
