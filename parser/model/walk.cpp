@@ -1,6 +1,11 @@
 // Semantic model of one Python file, part: The walk: one iterative pre-order pass that records everything the other parts derive from.
 #include "parser/model/impl.hpp"
 
+#include <memory>
+#include <new>
+
+#include "parser/ts_walk.h"
+
 namespace perflint {
 
 void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
@@ -83,8 +88,9 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
     if (end - start >= 2 && text[start] == '(' && text[end - 1] == ')') ++start, --end;
     return call_or_comment.any(start, end) || (null(cuda_node) && cuda_word.any(start, end));
   };
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
-  // Visits the cursor's node `n`; returns what a level pushed for it needs to know.
+  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> walker(pfl_walker_new(root), &pfl_walker_delete);
+  if (!walker) throw std::bad_alloc();
+  // Visits the walker's node `n`; returns what a level pushed for it needs to know.
   auto enter_named = [&](TSNode n, TSSymbol s) -> Entered {
     Entered e;
     const Level* up = levels.empty() ? nullptr : &levels.back();
@@ -100,9 +106,9 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
     if (up) {
       const Sym us = up->sym;
       if (us == Sym::For || us == Sym::While || us == Sym::If || us == Sym::Elif) {
-        push_entering(up->node, n, ts_tree_cursor_current_field_id(&cursor), frames);
+        push_entering(up->node, n, pfl_walker_field(walker.get()), frames);
       } else if (up->role == Role::Call) {
-        const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+        const TSFieldId f = pfl_walker_field(walker.get());
         CallInfo& c = calls[up->call];
         if (f == fid_of.function) {
           c.function = n;
@@ -134,7 +140,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
           }
         }
       } else if (up->role == Role::Callee) {
-        const TSFieldId f = ts_tree_cursor_current_field_id(&cursor);
+        const TSFieldId f = pfl_walker_field(walker.get());
         if (f == fid_of.object) calls[up->call].receiver = n;
         else if (f == fid_of.attribute) calls[up->call].method = t(n);
       } else if (up->role == Role::Arguments) {
@@ -178,32 +184,17 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
     if (e.descend && ts_node_child_count(n) == 0) e.descend = false;
     return e;
   };
-  TSNode node = ts_tree_cursor_current_node(&cursor);
+  TSNode node = root;
   Entered current = enter(node);
   for (;;) {
-    const size_t fb = frames.size(), nb = functions_open.size();
-    if (current.descend && ts_tree_cursor_goto_first_child(&cursor)) {
-      levels.push_back({node, current.sym, current.role, current.call, fb, nb});
-      node = ts_tree_cursor_current_node(&cursor);
-      current = enter(node);
-      continue;
-    }
-    bool done = false;
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-        node = ts_tree_cursor_current_node(&cursor);
-        current = enter(node);
-        break;
-      }
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        done = true;
-        break;
-      }
-      levels.pop_back();
-    }
-    if (done) break;
+    const Level here{node, current.sym, current.role, current.call, frames.size(), functions_open.size()};
+    const int32_t depth = pfl_walker_next(walker.get(), current.descend);
+    if (depth == PFL_WALK_DONE) break;
+    if (depth == 1) levels.push_back(here);
+    for (int32_t up = depth; up < 0; ++up) levels.pop_back();
+    node = pfl_walker_node(walker.get());
+    current = enter(node);
   }
-  ts_tree_cursor_delete(&cursor);
 
   finish_calls();
   link_calls();
