@@ -1,6 +1,8 @@
 // tree-sitter wrappers: parsing, iterative traversal, and query predicate evaluation.
 #include "parser/ts.hpp"
 
+#include <algorithm>
+
 #include <array>
 #include <stdexcept>
 
@@ -45,6 +47,47 @@ TSFieldId field_id(std::string_view name) {
     if (slots[h].first.data() == nullptr) return 0;
     if (slots[h].first == name) return slots[h].second;
   }
+}
+
+namespace {
+// The live caches of this thread, innermost last (a model may build another file's model while it
+// lives: the project linker).
+thread_local std::vector<ParentCache*> live_caches;
+}  // namespace
+
+ParentCache::ParentCache(const TSTree* tree) : tree_(tree) { live_caches.push_back(this); }
+ParentCache::~ParentCache() { std::erase(live_caches, this); }
+
+TSNode ParentCache::parent_of(TSNode n) {
+  if (n.id == last_) return chain_.empty() ? TSNode{} : chain_.back();
+  for (size_t i = chain_.size(); i-- > 0;)
+    if (chain_[i].id == n.id) return i == 0 ? TSNode{} : chain_[i - 1];
+  // ts_node_parent's descent, keeping every node on the way.
+  chain_.clear();
+  last_ = n.id;
+  TSNode node = ts_tree_root_node(n.tree);
+  if (node.id == n.id) return TSNode{};
+  for (;;) {
+    chain_.push_back(node);
+    const TSNode next = ts_node_child_with_descendant(node, n);
+    if (next.id == n.id || ts_node_is_null(next)) break;
+    node = next;
+  }
+  return chain_.back();
+}
+
+TSNode parent(TSNode n) {
+  if (ts_node_is_null(n)) return TSNode{};
+  for (auto it = live_caches.rbegin(); it != live_caches.rend(); ++it)
+    if ((*it)->tree_ == n.tree) return (*it)->parent_of(n);
+  return ts_node_parent(n);
+}
+
+std::vector<TSNode> ancestors(TSNode n) {
+  std::vector<TSNode> out;
+  for (TSNode p = parent(n); !ts_node_is_null(p); p = parent(p)) out.push_back(p);
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 std::vector<TSNode> named_children(TSNode n) {

@@ -64,6 +64,29 @@ inline TSNode field(TSNode n, const char* name) { return ts_node_child_by_field_
 inline bool same(TSNode a, TSNode b) { return ts_node_eq(a, b); }
 std::vector<TSNode> named_children(TSNode n);
 
+// Parents. ts_node_parent descends from the root on every call, so climbing d levels from a node
+// costs d descents. While a ParentCache for the node's tree is alive on this thread, parent()
+// remembers the ancestor chain of the last node it descended to: climbing from that node, or from
+// any of its ancestors, costs a short search instead of a descent. Without one, parent() is
+// ts_node_parent. The model keeps one for its tree (rules run while it lives).
+class ParentCache {
+ public:
+  explicit ParentCache(const TSTree* tree);
+  ~ParentCache();
+  ParentCache(const ParentCache&) = delete;
+  ParentCache& operator=(const ParentCache&) = delete;
+
+ private:
+  friend TSNode parent(TSNode n);
+  TSNode parent_of(TSNode n);
+  const TSTree* tree_;
+  const void* last_ = nullptr;  // the node whose chain is kept
+  std::vector<TSNode> chain_;   // its ancestors, the root first
+};
+TSNode parent(TSNode n);
+// The ancestors of `n`, its root first, `n` left out (empty for the root).
+std::vector<TSNode> ancestors(TSNode n);
+
 // Pre-order walk without recursion (TSTreeCursor); depth of the input never touches the C stack.
 // The visitor returns false to skip a node's children.
 void walk(TSNode root, const std::function<bool(TSNode)>& visit);

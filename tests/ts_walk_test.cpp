@@ -147,5 +147,63 @@ TEST(TsWalk, PassingOverTheRootEndsTheWalk) {
   pfl_walker_delete(w);
 }
 
+
+// ts::parent with a ParentCache alive answers what ts_node_parent answers, whatever order the
+// nodes are asked in: every node in pre-order, then climbs to the root from every seventh node,
+// and the same questions again with no cache (plain ts_node_parent).
+std::string parents_agree(const std::string& text) {
+  ts::Parser parser;
+  ts::Tree tree = parser.parse(text);
+  if (!tree) return "no tree";
+  std::vector<TSNode> all;
+  ts::walk(tree.root(), [&](TSNode n) {
+    all.push_back(n);
+    return true;
+  });
+  const TSTree* owner = tree.root().tree;
+  ts::ParentCache cache(owner);
+  for (const TSNode& n : all)
+    if (!ts_node_eq(ts::parent(n), ts_node_parent(n)))
+      return std::string("parent of ") + ts_node_type(n) + "@" + std::to_string(ts_node_start_byte(n));
+  for (size_t i = 0; i < all.size(); i += 7) {
+    TSNode a = all[i], b = all[i];
+    for (int guard = 0; guard < 10000 && !ts_node_is_null(b); ++guard) {
+      a = ts::parent(a);
+      b = ts_node_parent(b);
+      if (!ts_node_eq(a, b)) return "climb from node " + std::to_string(i);
+    }
+    const auto chain = ts::ancestors(all[i]);
+    TSNode up = all[i];
+    for (size_t k = chain.size(); k-- > 0;) {
+      up = ts_node_parent(up);
+      if (!ts_node_eq(chain[k], up)) return "ancestors of node " + std::to_string(i);
+    }
+    if (!ts_node_is_null(ts_node_parent(up))) return "ancestors of node " + std::to_string(i) + " stop early";
+  }
+  return "";
+}
+
+TEST(TsParent, CachedParentsAreTheTreeSittersOnEveryFixture) {
+  const auto files = inputs();
+  ASSERT_GT(files.size(), 100u);
+  for (const auto& f : files) EXPECT_EQ(parents_agree(testing::slurp(f.string())), "") << f;
+}
+
+TEST(TsParent, WithoutACacheAndAcrossTrees) {
+  ts::Parser parser;
+  ts::Tree one = parser.parse("def f(x):\n    return g(x)\n"), two = parser.parse("y = [a for a in b]\n");
+  // A cache for one tree leaves the other's questions to ts_node_parent.
+  ts::ParentCache cache(one.root().tree);
+  std::vector<TSNode> nodes;
+  ts::walk(two.root(), [&](TSNode n) {
+    nodes.push_back(n);
+    return true;
+  });
+  for (const TSNode& n : nodes) EXPECT_TRUE(ts_node_eq(ts::parent(n), ts_node_parent(n)));
+  EXPECT_TRUE(ts_node_is_null(ts::parent(one.root())));
+  EXPECT_TRUE(ts_node_is_null(ts::parent(TSNode{})));
+  EXPECT_TRUE(ts::ancestors(one.root()).empty());
+}
+
 }  // namespace
 }  // namespace perflint

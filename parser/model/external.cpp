@@ -65,9 +65,9 @@ void Model::Impl::link_external() {
   for (size_t f = 0; f < functions.size(); ++f) {
     const std::string& name = functions[f].name;
     if (name != "training_step" && name != "compute_loss") continue;
-    TSNode p = ts_node_parent(functions[f].node);
-    if (is(p, "decorated_definition")) p = ts_node_parent(p);
-    const TSNode cls = is(p, "block") ? ts_node_parent(p) : TSNode{};
+    TSNode p = ts::parent(functions[f].node);
+    if (is(p, "decorated_definition")) p = ts::parent(p);
+    const TSNode cls = is(p, "block") ? ts::parent(p) : TSNode{};
     if (!is(cls, "class_definition")) continue;
     bool lightning = false, hf = false;
     if (const TSNode supers = field(cls, "superclasses"); !null(supers))
@@ -95,9 +95,9 @@ void Model::Impl::link_external() {
       // A module-level function of that name (not a method that happens to share it).
       if (auto it = functions_by_name.find(name); it != functions_by_name.end())
         for (size_t f : it->second)
-          if (is(ts_node_parent(functions[f].node), "module") ||
-              (is(ts_node_parent(functions[f].node), "decorated_definition") &&
-               is(ts_node_parent(ts_node_parent(functions[f].node)), "module")))
+          if (is(ts::parent(functions[f].node), "module") ||
+              (is(ts::parent(functions[f].node), "decorated_definition") &&
+               is(ts::parent(ts::parent(functions[f].node)), "module")))
             fi = f;
     } else {
       const std::string cls = name.substr(0, dot), method = name.substr(dot + 1);
@@ -201,7 +201,7 @@ bool Model::Impl::host_scalar(TSNode e, int depth) const {
     return host_scalar(field(e, "left"), depth + 1) && host_scalar(field(e, "right"), depth + 1);
   if (k == "identifier") {
     // A loop counter: `for step in range(n)`, `for i, batch in enumerate(loader)`.
-    for (TSNode p = ts_node_parent(e); !null(p) && !is(p, "function_definition"); p = ts_node_parent(p)) {
+    for (TSNode p = ts::parent(e); !null(p) && !is(p, "function_definition"); p = ts::parent(p)) {
       if (!is(p, "for_statement")) continue;
       const TSNode left = field(p, "left"), right = unparenthesized(field(p, "right"));
       if (!is(right, "call")) continue;

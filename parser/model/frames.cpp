@@ -86,10 +86,7 @@ Context Model::Impl::context_from_path(const std::vector<TSNode>& path, TSNode s
 }
 
 Context Model::Impl::context_by_climbing(TSNode n) const {
-  std::vector<TSNode> path;
-  for (TSNode p = ts_node_parent(n); !null(p); p = ts_node_parent(p)) path.push_back(p);
-  std::reverse(path.begin(), path.end());
-  return context_from_path(path, n);
+  return context_from_path(ts::ancestors(n), n);
 }
 
 
@@ -135,7 +132,7 @@ bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
   if (!sets) return false;
   // Unless the loop around the `if` resets it: `ema = None` inside the same loop, outside the branch.
   TSNode loop{};
-  for (TSNode p = ts_node_parent(if_node); !null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(if_node); !null(p); p = ts::parent(p)) {
     if (is(p, "for_statement") || is(p, "while_statement")) {
       loop = p;
       break;

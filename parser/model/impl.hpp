@@ -301,6 +301,7 @@ using namespace model_detail;
 
 struct Model::Impl {
   const SourceFile& src;
+  std::optional<ts::ParentCache> parents;  // for the tree, while the model lives (rules climb a lot)
   std::string_view text;
   // Nodes kept for the engine's dispatch: symbol -> slot -> nodes in document order.
   std::vector<int> kind_slot;
@@ -347,6 +348,7 @@ struct Model::Impl {
     TSNode node;
     std::string name;
     std::vector<std::string> params;  // positional order, self included
+    TSNode cls{};                     // the class_definition whose block holds the def, or null
     bool marker_outside_loop = false;
     bool has_step_loop = false;
     bool step_fn = false;

@@ -49,10 +49,10 @@ std::string Model::Impl::bound_to_result(TSNode fn, int index) const {
 
 bool Model::Impl::lightning_hook(TSNode fn, std::string_view hook) const {
   if (null(fn) || t(field(fn, "name")) != hook) return false;
-  TSNode p = ts_node_parent(fn);
-  if (is(p, "decorated_definition")) p = ts_node_parent(p);
+  TSNode p = ts::parent(fn);
+  if (is(p, "decorated_definition")) p = ts::parent(p);
   if (!is(p, "block")) return false;
-  TSNode cls = ts_node_parent(p);
+  TSNode cls = ts::parent(p);
   if (!is(cls, "class_definition")) return false;
   TSNode supers = field(cls, "superclasses");
   if (!null(supers))
@@ -138,7 +138,7 @@ void Model::Impl::collect_loaders() {
       continue;
     DataLoaderInfo d;
     d.call = &c;
-    TSNode parent = ts_node_parent(c.node);
+    TSNode parent = ts::parent(c.node);
     TSNode fn = call_ctx[i].function;
     int returned_at = kNotReturned;  // where the enclosing function returns it, if it does
     if (is(parent, "assignment") && ts::same(field(parent, "right"), c.node)) {
@@ -158,7 +158,7 @@ void Model::Impl::collect_loaders() {
     } else if (!null(fn) && is(parent, "return_statement")) {
       d.variable = bound_to_result(fn, -1);  // `return DataLoader(...)`
       returned_at = -1;
-    } else if (!null(fn) && is(parent, "expression_list") && is(ts_node_parent(parent), "return_statement")) {
+    } else if (!null(fn) && is(parent, "expression_list") && is(ts::parent(parent), "return_statement")) {
       // `return DataLoader(...), DataLoader(...)`
       int index = 0;
       for (TSNode e : ts::named_children(parent)) {

@@ -61,6 +61,7 @@ TSNode CallInfo::arg(std::string_view name, int index) const {
 Model::Model(const SourceFile& source, TSNode root, const std::vector<std::string>& wanted, ProjectContext* project)
     : impl_(std::make_unique<Impl>(source)) {
   impl_->project = project;
+  impl_->parents.emplace(root.tree);
   impl_->build(root, wanted);
 }
 Model::~Model() = default;
@@ -244,8 +245,8 @@ namespace {
 
 // The class a function is a method of, or null.
 TSNode enclosing_class(TSNode fn) {
-  const TSNode block = ts_node_parent(fn);
-  const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+  const TSNode block = ts::parent(fn);
+  const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
   return !null(cls) && is(cls, "class_definition") ? cls : TSNode{};
 }
 
@@ -435,7 +436,7 @@ void Model::keep_derived(void (*key)(), std::shared_ptr<const void> value) const
 
 TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
   if (kind_name == "function_definition") return impl_->function_containing(node);
-  for (TSNode p = ts_node_parent(node); !null(p); p = ts_node_parent(p))
+  for (TSNode p = ts::parent(node); !null(p); p = ts::parent(p))
     if (kind(p) == kind_name) return p;
   return TSNode{};
 }

@@ -36,8 +36,12 @@ bool Model::Impl::optimizer_like(TSNode recv) const {
 
 bool Model::Impl::optimizer_like_uncached(TSNode recv) const {
   const std::string_view name = last_component(t(recv));
+  // "opt" (which "optim" contains) first: most arguments have none, and only a name can still be
+  // an optimizer without it (assigned from torch.optim below).
+  const bool opt = icontains(name, "opt");
+  if (!opt && !is(recv, "identifier")) return false;
   if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
-  if (icontains(name, "optim") || icontains(name, "opt")) return true;
+  if (opt) return true;
   // Assigned from torch.optim.X(...).
   if (is(recv, "identifier")) {
     const auto& by_name = bindings().by_name;
@@ -100,9 +104,9 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   // method of the file with the name (several loss classes each have their own).
   if (is(c.function, "attribute") && out.size() > 1) {
     const Context& ctx = call_ctx[static_cast<size_t>(&c - calls.data())];
-    const TSNode block = null(ctx.function) ? TSNode{} : ts_node_parent(ctx.function);
-    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
-    if (!null(cls) && is(cls, "class_definition"))
+    const size_t fn = null(ctx.function) ? SIZE_MAX : function_index(ctx.function);
+    const TSNode cls = fn == SIZE_MAX ? TSNode{} : functions[fn].cls;
+    if (!null(cls))
       if (auto m = class_methods.find(std::string(t(field(cls, "name"))) + "." + std::string(name)); m != class_methods.end())
         out = {m->second};
   }
@@ -122,9 +126,7 @@ size_t Model::Impl::function_index(TSNode fn) const {
 void Model::Impl::link_calls() {
   for (size_t f = 0; f < functions.size(); ++f) {
     // def inside `class X:` (its block): a method of X.
-    const TSNode block = ts_node_parent(functions[f].node);
-    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
-    if (!null(cls) && is(cls, "class_definition"))
+    if (const TSNode cls = functions[f].cls; !null(cls))
       class_methods.emplace(std::string(t(field(cls, "name"))) + "." + functions[f].name, f);
   }
   call_callees.resize(calls.size());
@@ -441,8 +443,8 @@ std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
     if (!v || (truth && *truth != *v)) return std::nullopt;
     truth = v;
     // Constructor calls in this file: `Loss(model, autobalance=True)`.
-    const TSNode block = ts_node_parent(function);
-    const TSNode cls = null(block) ? TSNode{} : ts_node_parent(block);
+    const TSNode block = ts::parent(function);
+    const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
     if (null(cls) || !is(cls, "class_definition")) return std::nullopt;
     const std::string_view cls_name = t(field(cls, "name"));
     const auto& params = functions[init].params;

@@ -160,6 +160,10 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
       }
       if (k == Sym::Call) e = {k, Role::Call, static_cast<int32_t>(calls.size())};
       visit(n, k, up ? up->node : TSNode{}, std::move(ctx));
+      // A def in a class body: its class, from the levels (ts_node_parent walks down from the root).
+      if (k == Sym::Function && levels.size() >= 2 && levels[levels.size() - 2].sym == Sym::Class &&
+          !functions.empty() && ts_node_eq(functions.back().node, n))
+        functions.back().cls = levels[levels.size() - 2].node;
     }
     if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
     push_inside(k, n, frames);

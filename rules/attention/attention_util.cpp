@@ -16,7 +16,7 @@ TSNode scope_of(const Model& model, TSNode node) {
   TSNode f = model.enclosing(node, "function_definition");
   if (!ts_node_is_null(f)) return f;
   TSNode n = node;
-  while (!ts_node_is_null(ts_node_parent(n))) n = ts_node_parent(n);
+  while (!ts_node_is_null(ts::parent(n))) n = ts::parent(n);
   return n;
 }
 
@@ -43,7 +43,7 @@ bool read_after(const Model& model, std::string_view name, TSNode scope, uint32_
   ts::walk(scope, [&](TSNode n) {
     if (seen || ts_node_end_byte(n) <= after) return false;
     if (!ts::is(n, "identifier") || ts_node_start_byte(n) < after || model.text(n) != name) return true;
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = ts::parent(n);
     // `obj.name` is an attribute, not the local; `name = ...` (or a loop target) writes it.
     if (ts::is(parent, "attribute") && ts::same(ts::field(parent, "attribute"), n)) return false;
     if (ts::is(parent, "keyword_argument") && ts::same(ts::field(parent, "name"), n)) return false;
@@ -56,7 +56,7 @@ bool read_after(const Model& model, std::string_view name, TSNode scope, uint32_
 
 TSNode statement_of(TSNode node) {
   TSNode n = node;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(n); !ts_node_is_null(p); n = p, p = ts::parent(p)) {
     const std::string_view k = ts::kind(n);
     if (k == "assignment" || k == "augmented_assignment" || k == "return_statement" || k == "expression_statement")
       return n;

@@ -98,7 +98,7 @@ bool has_scores(const Model& model, TSNode expr, int depth, std::unordered_set<u
         }
       }
     } else if (ts::is(n, "identifier")) {
-      TSNode parent = ts_node_parent(n);
+      TSNode parent = ts::parent(n);
       const bool attr_name = ts::is(parent, "attribute") && !ts::same(ts::field(parent, "object"), n);
       const bool callee = ts::is(parent, "call") && ts::same(ts::field(parent, "function"), n);
       if (!attr_name && !callee) names.push_back(n);
@@ -119,7 +119,7 @@ bool has_scores(const Model& model, TSNode expr, int depth, std::unordered_set<u
 bool weights_kept(const Model& model, TSNode softmax) {
   TSNode stmt = statement_of(softmax);
   // `softmax(s) @ v` consumes the weights on the spot: whatever leaves is the output.
-  for (TSNode n = ts_node_parent(softmax); !ts_node_is_null(n) && !ts::same(n, stmt); n = ts_node_parent(n)) {
+  for (TSNode n = ts::parent(softmax); !ts_node_is_null(n) && !ts::same(n, stmt); n = ts::parent(n)) {
     if (ts::is(n, "binary_operator")) return false;
     // `torch.bmm(softmax(s), v)`, `torch.einsum("...", softmax(s), v)`, `softmax(s).matmul(v)`.
     if (const CallInfo* c = ts::is(n, "call") ? model.call(n) : nullptr;
@@ -172,28 +172,28 @@ bool weights_transformed(const Model& model, TSNode softmax) {
     ts::walk(scope, [&](TSNode n) {
       if (!ts_node_is_null(use) || ts_node_end_byte(n) <= after) return false;
       if (ts::is(n, "identifier") && ts_node_start_byte(n) >= after && model.text(n) == name) {
-        TSNode parent = ts_node_parent(n);
+        TSNode parent = ts::parent(n);
         const bool target = ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n);
         if (!target) use = n;
       }
       return ts_node_is_null(use);
     });
     if (ts_node_is_null(use)) return false;
-    TSNode parent = ts_node_parent(use);
-    while (ts::is(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+    TSNode parent = ts::parent(use);
+    while (ts::is(parent, "parenthesized_expression")) parent = ts::parent(parent);
     if (ts::is(parent, "binary_operator")) {
       TSNode op = ts::field(parent, "operator");
       return ts_node_is_null(op) || ts::kind(op) != "@";  // `attn @ v` consumes; `g * attn` mixes
     }
     if (ts::is(parent, "attribute")) {
-      TSNode call = ts_node_parent(parent);
+      TSNode call = ts::parent(parent);
       const CallInfo* c = ts::is(call, "call") ? model.call(call) : nullptr;
       if (c && (c->method == "matmul" || c->method == "bmm")) return false;
       if (!c || !(c->method == "to" || c->method == "type_as" || c->method == "float" || c->method == "half" ||
                   c->method == "masked_fill" || c->method == "view" || c->method == "reshape"))
         return true;
     } else if (ts::is(parent, "argument_list")) {
-      const CallInfo* c = model.call(ts_node_parent(parent));
+      const CallInfo* c = model.call(ts::parent(parent));
       if (!c) return true;
       if (c->qualname == "torch.matmul" || c->qualname == "torch.bmm" || c->qualname == "torch.einsum") return false;
       if (model.text(c->function).find("drop") == std::string_view::npos) return true;  // a projection
@@ -255,7 +255,7 @@ std::optional<bool> fused_branch_by_default(const Model& model, TSNode manual, T
     return !ts_node_is_null(outer) && ts_node_start_byte(outer) <= ts_node_start_byte(n) &&
            ts_node_end_byte(n) <= ts_node_end_byte(outer);
   };
-  for (TSNode p = ts_node_parent(manual); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(manual); !ts_node_is_null(p); p = ts::parent(p)) {
     if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
     if (!ts::is(p, "if_statement") || !inside(fused, p)) continue;
     const TSNode then = ts::field(p, "consequence");

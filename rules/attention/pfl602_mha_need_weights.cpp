@@ -26,11 +26,11 @@ bool is_mha(std::string_view q) {
 }
 
 TSNode parent_skipping_parens(TSNode n, TSNode* child) {
-  TSNode p = ts_node_parent(n);
+  TSNode p = ts::parent(n);
   *child = n;
   while (ts::is(p, "parenthesized_expression")) {
     *child = p;
-    p = ts_node_parent(p);
+    p = ts::parent(p);
   }
   return p;
 }
@@ -42,11 +42,11 @@ std::vector<Construction> constructions(const Model& model) {
     TSNode child{};
     TSNode p = parent_skipping_parens(c.node, &child);
     // `nn.MultiheadAttention(...).cuda()`, `.to(device)`: still the module.
-    while (ts::is(p, "attribute") && ts::is(ts_node_parent(p), "call")) {
+    while (ts::is(p, "attribute") && ts::is(ts::parent(p), "call")) {
       const std::string_view m = model.text(ts::field(p, "attribute"));
       if (m != "cuda" && m != "to" && m != "half" && m != "float" && m != "bfloat16" && m != "train" && m != "eval")
         break;
-      p = parent_skipping_parens(ts_node_parent(p), &child);
+      p = parent_skipping_parens(ts::parent(p), &child);
     }
     if (!ts::is(p, "assignment") || !ts::same(ts::field(p, "right"), child)) continue;
     TSNode left = ts::field(p, "left");
@@ -93,7 +93,7 @@ bool only_output_read(const Model& model, std::string_view name, TSNode scope, u
   ts::walk(scope, [&](TSNode n) {
     if (other || ts_node_end_byte(n) <= after) return false;
     if (!ts::is(n, "identifier") || ts_node_start_byte(n) < after || model.text(n) != name) return true;
-    TSNode parent = ts_node_parent(n);
+    TSNode parent = ts::parent(n);
     if (ts::is(parent, "attribute") && ts::same(ts::field(parent, "attribute"), n)) return false;
     if (ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n)) return false;
     if (ts::is(parent, "subscript") && ts::same(ts::field(parent, "value"), n) && is_zero_index(model, parent))

@@ -104,7 +104,7 @@ bool in_test_file(const Model& model) { return is_test_path(model.source().path(
 // the value taken when the condition holds.
 TSNode ternary_condition(TSNode node) {
   TSNode child = node;
-  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); child = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(node); !ts_node_is_null(p); child = p, p = ts::parent(p)) {
     if (ts::is(p, "conditional_expression"))
       return ts::same(ts_node_named_child(p, 0), child) ? ts_node_named_child(p, 1) : TSNode{};
     if (ts::kind(p).ends_with("statement") || ts::is(p, "block")) break;
@@ -216,7 +216,7 @@ class RulePFL501 final : public Rule {
     const Value v = model.evaluate(kw->value);
     if (v.truthy() != true) return;  // False, or not known statically
     const bool via_dict = !ts_node_is_null(kw->via_dict);
-    Finding& f = out.report(via_dict ? node : ts_node_parent(kw->value), std::string(kMessage),
+    Finding& f = out.report(via_dict ? node : ts::parent(kw->value), std::string(kMessage),
                             "if the model fits without it, pass `gradient_checkpointing=False` (`perflint --probe` "
                             "measures the peak memory)");
     if (auto n = origin_note(out, "gradient_checkpointing", v)) f.notes.push_back(*n);

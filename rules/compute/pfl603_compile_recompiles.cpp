@@ -58,7 +58,7 @@ ShapeEvidence varying_shapes(const Model& model) {
 // result is not bound to a plain name or attribute.
 std::string_view bound_name(const Model& model, TSNode compile_call, TSNode* assignment) {
   TSNode n = compile_call;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(n); !ts_node_is_null(p); n = p, p = ts::parent(p)) {
     if (ts::is(p, "parenthesized_expression") || ts::is(p, "conditional_expression")) continue;
     if (!ts::is(p, "assignment") || !ts::same(ts::field(p, "right"), n)) return {};
     TSNode left = ts::field(p, "left");
@@ -90,7 +90,7 @@ bool compiles_averaged_model(const Model& model, const CallInfo& call) {
 bool name_used_after(const Model& model, std::string_view name, TSNode assignment) {
   bool used = false;
   TSNode root = assignment;
-  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+  for (TSNode p = ts::parent(root); !ts_node_is_null(p); p = ts::parent(p)) root = p;
   const std::string_view last = name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
   ts::walk(root, [&](TSNode n) {
     if (used) return false;
@@ -123,7 +123,7 @@ bool forward_runs_in_step(const Model& model, std::string_view name) {
 // `torch.compile(m) if args.compile else m`: the condition and its value, when it is known false.
 TSNode off_by_default(const Model& model, TSNode site, Value* value) {
   TSNode n = site;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(n); !ts_node_is_null(p); n = p, p = ts::parent(p)) {
     if (ts::is(p, "conditional_expression") && ts::same(ts_node_named_child(p, 0), n)) {
       TSNode cond = ts_node_named_child(p, 1);
       const Value v = model.evaluate(cond);

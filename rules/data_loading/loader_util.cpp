@@ -48,7 +48,7 @@ bool is_dtype_expression(const Model& model, TSNode n) {
 // at the enclosing function.
 TSNode enclosing_loop(TSNode node) {
   TSNode child = node;
-  for (TSNode p = ts_node_parent(node); !null(p); child = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(node); !null(p); child = p, p = ts::parent(p)) {
     if (ts::is(p, "function_definition") || ts::is(p, "lambda")) return TSNode{};
     if ((ts::is(p, "for_statement") || ts::is(p, "while_statement")) && ts::same(ts::field(p, "body"), child))
       return p;
@@ -147,7 +147,7 @@ Span argument_span(const Emitter& out, const CallInfo& call, std::string_view na
   const Argument* kw = call.keyword(name);
   if (kw && !null(kw->via_dict)) return out.span(call.function);
   // Report on `num_workers=0` as written, not only on the `0`.
-  TSNode parent = ts_node_parent(arg.node);
+  TSNode parent = ts::parent(arg.node);
   if (ts::is(parent, "keyword_argument")) return out.span(parent);
   return out.span(arg.node);
 }
@@ -162,7 +162,7 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop) {
   if (null(step_loop)) return {};
   // The name of a framework hook (`def train_dataloader`), not a loop: the loader's note says why.
-  if (ts::is(step_loop, "identifier") && ts::is(ts_node_parent(step_loop), "function_definition")) return {};
+  if (ts::is(step_loop, "identifier") && ts::is(ts::parent(step_loop), "function_definition")) return {};
   const std::string inner = "the loop at line " + std::to_string(line_of(out, step_loop));
   if (TSNode outer = enclosing_loop(step_loop); !null(outer))
     return inner + " is inside the loop at line " + std::to_string(line_of(out, outer));
@@ -204,7 +204,7 @@ TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
   }
   if (!ts::is(expr, "identifier")) return {};
   const std::string_view name = model.text(expr);
-  for (TSNode p = ts_node_parent(expr); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(expr); !ts_node_is_null(p); p = ts::parent(p)) {
     const std::string_view k = ts::kind(p);
     if (k == "list_comprehension" || k == "set_comprehension" || k == "dictionary_comprehension" ||
         k == "generator_expression") {
@@ -225,8 +225,8 @@ TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
         return !param;
       });
       if (!param) return {};
-      TSNode args = ts_node_parent(p);
-      TSNode call = ts_node_parent(args);
+      TSNode args = ts::parent(p);
+      TSNode call = ts::parent(args);
       if (!ts::is(args, "argument_list") || !ts::is(call, "call") || model.text(ts::field(call, "function")) != "map")
         return {};
       if (ts_node_named_child_count(args) < 2 || !ts::same(ts_node_named_child(args, 0), p)) return {};

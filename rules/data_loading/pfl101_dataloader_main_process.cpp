@@ -24,7 +24,7 @@ bool in_memory_dataset(const Model& model, const CallInfo& call) {
   if (!ts::is(ds, "identifier")) return false;
   for (const CallInfo& c : model.calls()) {
     if (!is_tensor_dataset(c.function)) continue;
-    TSNode parent = ts_node_parent(c.node);
+    TSNode parent = ts::parent(c.node);
     if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == model.text(ds)) return true;
   }
   return false;

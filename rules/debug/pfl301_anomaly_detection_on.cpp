@@ -72,16 +72,16 @@ class RulePFL301 final : public Rule {
       TSNode e = ts_node_named_child(node, 0);
       if (!ts::is(e, "attribute") && !ts::is(e, "identifier")) return;
       if (!is_detect_anomaly(model.qualname(e))) return;
-      scoped(node, ts_node_parent(node), model, out, "@" + std::string(model.text(e)));
+      scoped(node, ts::parent(node), model, out, "@" + std::string(model.text(e)));
       return;
     }
     const CallInfo* call = model.call(node);
     if (!call) return;
     if (is_lightning_trainer(call->qualname)) return check_lightning(*call, model, out);
     if (is_detect_anomaly(call->qualname)) {
-      TSNode parent = ts_node_parent(node);
+      TSNode parent = ts::parent(node);
       if (ts::is(parent, "decorator")) {
-        scoped(node, ts_node_parent(parent), model, out, "@" + std::string(model.text(node)));
+        scoped(node, ts::parent(parent), model, out, "@" + std::string(model.text(node)));
         return;
       }
       TSNode with = with_statement_of(node);
@@ -120,7 +120,7 @@ class RulePFL301 final : public Rule {
     const Value v = model.evaluate(a->value);
     if (v.truthy() != true) return;  // False, or not known statically (`detect_anomaly=args.debug`)
     if (model.under_condition(call.node) || only_called_conditionally(model, call.node)) return;
-    TSNode site = ts_node_parent(a->value);
+    TSNode site = ts::parent(a->value);
     if (!ts::is(site, "keyword_argument") || !ts_node_is_null(a->via_dict)) site = call.function;
     Finding& f = out.report(
         site,
@@ -143,10 +143,10 @@ class RulePFL301 final : public Rule {
 
   // The `with` statement whose item is `call` (`with a(), torch.autograd.detect_anomaly():`).
   static TSNode with_statement_of(TSNode call) {
-    TSNode p = ts_node_parent(call);
-    if (ts::is(p, "as_pattern")) p = ts_node_parent(p);
+    TSNode p = ts::parent(call);
+    if (ts::is(p, "as_pattern")) p = ts::parent(p);
     if (!ts::is(p, "with_item")) return TSNode{};
-    for (TSNode q = ts_node_parent(p); !ts_node_is_null(q); q = ts_node_parent(q))
+    for (TSNode q = ts::parent(p); !ts_node_is_null(q); q = ts::parent(q))
       if (ts::is(q, "with_statement")) return q;
     return TSNode{};
   }

@@ -93,7 +93,7 @@ class RulePFL302 final : public Rule {
       if (!m || m->unresolved_kwargs) return;
       what = "profiler=" + std::string(model.text(m->function)) + "(...)";
     }
-    TSNode site = ts_node_parent(a->value);
+    TSNode site = ts::parent(a->value);
     if (!ts::is(site, "keyword_argument") || !ts_node_is_null(a->via_dict)) site = call.function;
     Finding& f = out.report(site,
                             "Lightning's Trainer profiles the whole fit (" + what +
@@ -175,7 +175,7 @@ class RulePFL302 final : public Rule {
     const CallInfo* made = nullptr;
     for (const auto& c : model.calls()) {
       if (!is_profiler(c.qualname)) continue;
-      TSNode parent = ts_node_parent(c.node);
+      TSNode parent = ts::parent(c.node);
       if (ts::is(parent, "assignment") && model.text(ts::field(parent, "left")) == recv) {
         made = &c;
         break;

@@ -129,7 +129,7 @@ TSNode printed_tensor(const Model& model, const CallInfo& call, const std::vecto
 
 // True inside the arguments of a `print(...)` call: print() is judged as a whole (once).
 bool inside_print(const Model& model, TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(n); !ts_node_is_null(p); p = ts::parent(p)) {
     if (ts::is(p, "call")) {
       TSNode f = ts::field(p, "function");
       if (ts::is(f, "identifier") && model.text(f) == "print") return true;
@@ -280,8 +280,8 @@ class RulePFL202 final : public Rule {
         if (ts_node_is_null(t)) return;
         // `if torch.min(y) < -1.: print(...)`: the print runs only when the test (reported on its
         // own) finds something wrong, not every step.
-        for (TSNode p = ts_node_parent(node); !ts_node_is_null(p) && !ts::is(p, "function_definition");
-             p = ts_node_parent(p))
+        for (TSNode p = ts::parent(node); !ts_node_is_null(p) && !ts::is(p, "function_definition");
+             p = ts::parent(p))
           if ((ts::is(p, "if_statement") || ts::is(p, "elif_clause")) &&
               ts_node_start_byte(node) >= ts_node_start_byte(ts::field(p, "consequence")) &&
               ts_node_end_byte(node) <= ts_node_end_byte(ts::field(p, "consequence")) &&

@@ -62,7 +62,7 @@ class RulePFL203 final : public Rule {
     if (!sc.per_step()) return;
     // An opt-in switch for this very sync (`if args.synchronize_step:`, `if cfg.cuda_sync:`): the
     // user turns it on to debug or time steps, and it is off otherwise.
-    for (TSNode p = ts_node_parent(node); !ts_node_is_null(p) && !ts::same(p, sc.loop); p = ts_node_parent(p)) {
+    for (TSNode p = ts::parent(node); !ts_node_is_null(p) && !ts::same(p, sc.loop); p = ts::parent(p)) {
       if (!ts::is(p, "if_statement")) continue;
       if (TSNode body = ts::field(p, "consequence"); ts_node_is_null(body) ||
           ts_node_start_byte(node) < ts_node_start_byte(body) || ts_node_end_byte(node) > ts_node_end_byte(body))
@@ -74,8 +74,8 @@ class RulePFL203 final : public Rule {
     // A timing helper the step calls (`def time_synchronized(): torch.cuda.synchronize(); return
     // time.time()`): the sync is what makes the host clock's reading mean GPU time, on purpose.
     if (!ts_node_is_null(sc.via) && sync) {
-      TSNode fn = ts_node_parent(node);
-      while (!ts_node_is_null(fn) && !ts::is(fn, "function_definition")) fn = ts_node_parent(fn);
+      TSNode fn = ts::parent(node);
+      while (!ts_node_is_null(fn) && !ts::is(fn, "function_definition")) fn = ts::parent(fn);
       bool clock = false;
       if (!ts_node_is_null(fn))
         for (const auto& c : model.calls())

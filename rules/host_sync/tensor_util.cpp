@@ -330,8 +330,8 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   for (const auto& c : model.calls()) {
     if (c.method != "to" && c.method != "cuda") continue;
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
-    TSNode a = ts_node_parent(c.node);
-    for (int up = 0; up < 8 && !ts_node_is_null(a) && !is(a, "assignment"); ++up) a = ts_node_parent(a);
+    TSNode a = ts::parent(c.node);
+    for (int up = 0; up < 8 && !ts_node_is_null(a) && !is(a, "assignment"); ++up) a = ts::parent(a);
     if (!is(a, "assignment")) continue;
     bool binds = false;
     ts::walk(field(a, "left"), [&](TSNode n) {
@@ -400,7 +400,7 @@ Reaching reaching_value(const Model& model, TSNode use) {
   // The statement around `use`; a comprehension or lambda on the way may bind the name itself.
   TSNode stmt = use;
   for (int guard = 0; guard < 256; ++guard) {
-    TSNode p = ts_node_parent(stmt);
+    TSNode p = ts::parent(stmt);
     if (ts_node_is_null(p)) return {};
     const std::string_view k = ts::kind(p);
     if (k == "block" || k == "module") break;
@@ -431,20 +431,20 @@ Reaching reaching_value(const Model& model, TSNode use) {
       return {};
     }
     // Out of this block: into the compound statement that holds it.
-    TSNode block = ts_node_parent(stmt);
+    TSNode block = ts::parent(stmt);
     if (!is(block, "block")) return {};  // the module's top: nothing bound before
-    TSNode holder = ts_node_parent(block);
+    TSNode holder = ts::parent(block);
     if (is(holder, "elif_clause") || is(holder, "else_clause") || is(holder, "except_clause") ||
         is(holder, "finally_clause") || is(holder, "case_clause"))
-      holder = ts_node_parent(holder);
-    if (is(holder, "block")) holder = ts_node_parent(holder);  // `match` cases sit in a block
+      holder = ts::parent(holder);
+    if (is(holder, "block")) holder = ts::parent(holder);  // `match` cases sit in a block
     if (ts_node_is_null(holder) || is(holder, "function_definition") || is(holder, "class_definition") ||
         is(holder, "module"))
       return {};
     // An `if` runs one branch, after its condition; any other compound statement (a loop's earlier
     // iterations, a `try` body before its handler, `with ... as`) may have bound the name already.
     if (!is(holder, "if_statement") && statement_binds(model, holder, name)) return {};
-    if (!is(ts_node_parent(holder), "block") && !is(ts_node_parent(holder), "module")) return {};
+    if (!is(ts::parent(holder), "block") && !is(ts::parent(holder), "module")) return {};
     stmt = holder;
   }
   return {};

@@ -98,7 +98,7 @@ std::string_view last_name(std::string_view callee) {
 // loader named like `val_loader`/`test_loader`. Evaluation loops read their results back (metrics,
 // predictions), and their timings are not what training decisions are made from.
 bool in_eval_code(const Model& model, TSNode node) {
-  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(node); !ts_node_is_null(p); p = ts::parent(p)) {
     if (ts::is(p, "function_definition")) return evalish(model.text(ts::field(p, "name")));
     if (ts::is(p, "for_statement") && evalish(model.text(ts::field(p, "right")))) return true;
   }
@@ -152,7 +152,7 @@ bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
 // A `def name(...)` at module level (or decorated), or null.
 TSNode module_function(TSNode any, std::string_view name, const Model& model) {
   TSNode root = any;
-  for (TSNode p = ts_node_parent(root); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+  for (TSNode p = ts::parent(root); !ts_node_is_null(p); p = ts::parent(p)) root = p;
   for (TSNode child : ts::named_children(root)) {
     TSNode def = child;
     if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
@@ -294,7 +294,7 @@ bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, b
 
 // The innermost `for`/`while` around `node` inside its function, or null.
 TSNode enclosing_loop(TSNode node) {
-  for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(node); !ts_node_is_null(p); p = ts::parent(p)) {
     if (ts::is(p, "for_statement") || ts::is(p, "while_statement")) return p;
     if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
   }
@@ -321,7 +321,7 @@ TSNode timer_call(const Model& model, TSNode value) {
 // `time.time() - start`: the name the clock reading is compared with, or empty.
 std::string_view start_name_in_expression(const Model& model, TSNode timer) {
   TSNode n = timer;
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+  for (TSNode p = ts::parent(n); !ts_node_is_null(p); n = p, p = ts::parent(p)) {
     if (ts::is(p, "parenthesized_expression")) continue;
     if (!ts::is(p, "binary_operator")) break;
     TSNode op = ts::field(p, "operator");

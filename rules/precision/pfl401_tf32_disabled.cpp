@@ -87,7 +87,7 @@ class RulePFL401 final : public Rule {
       if (!tf32) return;
       const Value v = model.evaluate(tf32->value);
       if (v.kind != Value::Kind::Bool || v.b) return;
-      Finding& f = out.report(ts_node_is_null(tf32->via_dict) ? ts_node_parent(tf32->value) : node,
+      Finding& f = out.report(ts_node_is_null(tf32->via_dict) ? ts::parent(tf32->value) : node,
                               "`tf32=False` turns TF32 off: fp32 matmuls run in full fp32 precision, several times "
                               "slower on tensor-core GPUs",
                               "pass `tf32=True` unless you need full fp32 accuracy");
@@ -178,7 +178,7 @@ class RulePFL401 final : public Rule {
   // indentation, the file's line ending and its dominant quote.
   static std::optional<Edit> precision_line(TSNode module, TSNode last, const Model& model) {
     const std::string torch = torch_name(module, model);
-    if (torch.empty() || ts_node_is_null(last) || !ts::same(ts_node_parent(last), module)) return std::nullopt;
+    if (torch.empty() || ts_node_is_null(last) || !ts::same(ts::parent(last), module)) return std::nullopt;
     const SourceFile& src = model.source();
     const std::string_view t = src.text();
     const Position p = src.position(ts_node_start_byte(last));
