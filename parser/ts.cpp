@@ -2,9 +2,11 @@
 #include "parser/ts.hpp"
 
 #include <algorithm>
-
 #include <array>
+#include <new>
 #include <stdexcept>
+
+#include "parser/ts_walk.h"
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -91,43 +93,24 @@ std::vector<TSNode> ancestors(TSNode n) {
 }
 
 std::vector<TSNode> named_children(TSNode n) {
-  std::vector<TSNode> out;
-  const uint32_t count = ts_node_named_child_count(n);
-  out.reserve(count);
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
-    do {
-      TSNode child = ts_tree_cursor_current_node(&c);
-      if (ts_node_is_named(child)) out.push_back(child);
-    } while (ts_tree_cursor_goto_next_sibling(&c));
+  // Room for a typical node's children at once; a second pass only for more.
+  std::vector<TSNode> out(8);
+  uint32_t count = pfl_children(n, true, out.data(), static_cast<uint32_t>(out.size()));
+  if (count > out.size()) {
+    out.resize(count);
+    count = pfl_children(n, true, out.data(), count);
   }
-  ts_tree_cursor_delete(&c);
+  out.resize(count);
   return out;
 }
 
 void walk(TSNode root, const std::function<bool(TSNode)>& visit) {
-  // A missing field (error recovery leaves `for_in_clause` without a left side) walks nothing: a
-  // cursor on a null node crashes tree-sitter.
+  // A missing field (error recovery leaves `for_in_clause` without a left side) walks nothing.
   if (ts_node_is_null(root)) return;
-  TSTreeCursor c = ts_tree_cursor_new(root);
+  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> w(pfl_walker_new(root), &pfl_walker_delete);
+  if (!w) throw std::bad_alloc();
   bool descend = visit(root);
-  for (;;) {
-    if (descend && ts_tree_cursor_goto_first_child(&c)) {
-      descend = visit(ts_tree_cursor_current_node(&c));
-      continue;
-    }
-    // Climb until a sibling exists; stop at the root.
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&c)) {
-        descend = visit(ts_tree_cursor_current_node(&c));
-        break;
-      }
-      if (!ts_tree_cursor_goto_parent(&c)) {
-        ts_tree_cursor_delete(&c);
-        return;
-      }
-    }
-  }
+  while (pfl_walker_next(w.get(), descend) != PFL_WALK_DONE) descend = visit(pfl_walker_node(w.get()));
 }
 
 TSNode Match::get(std::string_view name) const {

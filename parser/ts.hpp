@@ -87,7 +87,7 @@ TSNode parent(TSNode n);
 // The ancestors of `n`, its root first, `n` left out (empty for the root).
 std::vector<TSNode> ancestors(TSNode n);
 
-// Pre-order walk without recursion (TSTreeCursor); depth of the input never touches the C stack.
+// Pre-order walk without recursion (parser/ts_walk.h); depth of the input never touches the C stack.
 // The visitor returns false to skip a node's children.
 void walk(TSNode root, const std::function<bool(TSNode)>& visit);
 

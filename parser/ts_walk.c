@@ -145,3 +145,48 @@ TSFieldId pfl_walker_field(const PflWalker *self) {
   }
   return 0;
 }
+
+/* Recursion only through hidden nodes: their nesting is the grammar's (and a repetition's balanced
+ * tree, logarithmic), not the input's. */
+static void collect_children(const TSTree *tree, Subtree owner, Length position, bool named_only, TSNode *out,
+                             uint32_t capacity, uint32_t *count) {
+  const TSLanguage *language = tree->language;
+  const uint32_t n = owner.ptr->child_count;
+  const Subtree *children = ts_subtree_children(owner);
+  const TSSymbol *aliases = ts_language_alias_sequence(language, owner.ptr->production_id);
+  uint32_t structural = 0;
+  Length at = position;
+  for (uint32_t i = 0; i < n; i++) {
+    const Subtree *child = &children[i];
+    if (i > 0) at = length_add(at, ts_subtree_padding(*child));
+    bool visible = ts_subtree_visible(*child);
+    TSSymbol alias = 0;
+    if (!ts_subtree_extra(*child)) {
+      if (aliases) {
+        alias = aliases[structural];
+        visible |= alias != 0;
+      }
+      structural++;
+    }
+    if (visible) {
+      const bool named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(*child);
+      if (!named_only || named) {
+        if (*count < capacity) out[*count] = ts_node_new(tree, child, at, alias);
+        (*count)++;
+      }
+    } else if (ts_subtree_visible_child_count(*child) > 0) {
+      collect_children(tree, *child, at, named_only, out, capacity, count);
+    }
+    at = length_add(at, ts_subtree_size(*child));
+  }
+}
+
+uint32_t pfl_children(TSNode node, bool named_only, TSNode *out, uint32_t capacity) {
+  if (!node.id || !node.tree) return 0;
+  const Subtree *self = (const Subtree *)node.id;
+  if (ts_subtree_child_count(*self) == 0) return 0;
+  uint32_t count = 0;
+  const Length position = {node.context[0], {node.context[1], node.context[2]}};
+  collect_children(node.tree, *self, position, named_only, out, capacity, &count);
+  return count;
+}

@@ -36,6 +36,11 @@ TSNode pfl_walker_node(const PflWalker *self);
 /* The field the current node is in its parent (as ts_tree_cursor_current_field_id), 0 if none. */
 TSFieldId pfl_walker_field(const PflWalker *self);
 
+/* The children of `node` a TSTreeCursor would visit (only the named ones when `named_only`), in
+ * order, without a cursor: up to `capacity` of them are stored in `out`; returns how many there are
+ * (call again with room for all when that is more than `capacity`). */
+uint32_t pfl_children(TSNode node, bool named_only, TSNode *out, uint32_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

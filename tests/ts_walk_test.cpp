@@ -148,6 +148,47 @@ TEST(TsWalk, PassingOverTheRootEndsTheWalk) {
 }
 
 
+// pfl_children (ts::named_children) lists what a cursor's first-child/next-sibling steps list.
+std::string children_agree(const std::string& text) {
+  ts::Parser parser;
+  ts::Tree tree = parser.parse(text);
+  if (!tree) return "no tree";
+  std::string bad;
+  ts::walk(tree.root(), [&](TSNode n) {
+    for (const bool named : {true, false}) {
+      std::vector<TSNode> want;
+      TSTreeCursor c = ts_tree_cursor_new(n);
+      if (ts_tree_cursor_goto_first_child(&c)) do {
+          const TSNode k = ts_tree_cursor_current_node(&c);
+          if (!named || ts_node_is_named(k)) want.push_back(k);
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+      ts_tree_cursor_delete(&c);
+      TSNode small[2];
+      const uint32_t count = pfl_children(n, named, small, 2);
+      std::vector<TSNode> got(count);
+      pfl_children(n, named, got.data(), count);
+      bool same = got.size() == want.size();
+      for (size_t i = 0; same && i < got.size(); ++i)
+        same = ts_node_eq(got[i], want[i]) && ts_node_start_byte(got[i]) == ts_node_start_byte(want[i]) &&
+               ts_node_symbol(got[i]) == ts_node_symbol(want[i]) &&
+               ts_node_start_point(got[i]).column == ts_node_start_point(want[i]).column;
+      for (size_t i = 0; same && i < std::min<size_t>(2, got.size()); ++i) same = ts_node_eq(small[i], want[i]);
+      if (named && same) same = ts::named_children(n).size() == want.size();
+      if (!same && bad.empty())
+        bad = std::string(named ? "named " : "") + "children of " + ts_node_type(n) + "@" + std::to_string(ts_node_start_byte(n));
+    }
+    return true;
+  });
+  return bad;
+}
+
+TEST(TsWalk, ChildrenAreTheCursorsOnEveryFixture) {
+  const auto files = inputs();
+  ASSERT_GT(files.size(), 100u);
+  for (const auto& f : files) EXPECT_EQ(children_agree(testing::slurp(f.string())), "") << f;
+  EXPECT_EQ(pfl_children(TSNode{}, true, nullptr, 0), 0u);
+}
+
 // ts::parent with a ParentCache alive answers what ts_node_parent answers, whatever order the
 // nodes are asked in: every node in pre-order, then climbs to the root from every seventh node,
 // and the same questions again with no cache (plain ts_node_parent).
