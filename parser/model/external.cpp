@@ -114,6 +114,9 @@ void Model::Impl::link_external() {
 std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   if (null(callee) || depth > 4) return {};
   if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
+  // Per name, as instance_class: a long file calls the same names over and over.
+  if (depth == 0)
+    if (auto hit = instance_qualname_memo_.find(t(callee)); hit != instance_qualname_memo_.end()) return hit->second;
   std::string found;
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
@@ -124,6 +127,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
     }
     return !found.empty();
   });
+  if (depth == 0) instance_qualname_memo_.emplace(t(callee), found);
   return found;
 }
 

@@ -588,6 +588,7 @@ struct Model::Impl {
   mutable std::vector<int8_t> fn_step_state_;  // 0 unknown, 1 in progress, 2 done
   mutable std::vector<StepWhere> fn_step_value_;
   mutable std::unordered_map<std::string_view, std::string_view> instance_class_memo_;
+  mutable std::unordered_map<std::string_view, std::string> instance_qualname_memo_;  // depth 0, by text
   // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
   // evaluation pass by its name.
   static bool evaluation_name(std::string_view name);

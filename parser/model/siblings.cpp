@@ -1,6 +1,8 @@
 // Semantic model of one Python file, part: Sibling modules: a training step in a function of another file of the project (see project.hpp).
 #include "parser/model/impl.hpp"
 
+#include <unordered_set>
+
 namespace perflint {
 
 void Model::Impl::link_siblings() {
@@ -41,12 +43,14 @@ void Model::Impl::link_siblings() {
 
 void Model::Impl::link_loader_consumers() {
   if (!project || loaders.empty()) return;
-  const auto loader_text = [&](TSNode arg) {
-    if (null(arg)) return false;
-    for (const auto& d : loaders)
-      if (loader_named(d, t(arg))) return true;
-    return false;
-  };
+  // The names of the file's loaders, once (a call at a time against every loader was quadratic).
+  std::unordered_set<std::string_view> names;
+  for (const auto& d : loaders) {
+    if (!d.variable.empty()) names.insert(d.variable);
+    for (const auto& a : d.aliases)
+      if (!a.empty()) names.insert(a);
+  }
+  const auto loader_text = [&](TSNode arg) { return !null(arg) && names.count(t(arg)) > 0; };
   for (size_t i = 0; i < calls.size(); ++i) {
     const CallInfo& c = calls[i];
     if (c.qualname.empty()) continue;  // a class or function imported from the project

@@ -488,7 +488,7 @@ std::optional<Copy> device_copy(const Model& model, const CallInfo& call) {
     for (TSNode value : model.assigned_values(model.text(device))) {
       const CallInfo* other = ts::is(value, "call") ? model.call(value) : nullptr;
       if (!other) continue;
-      ++found;
+      if (++found > 1) break;  // not one call: the name itself (a long file assigns it in every copy of a function)
       if (last_component(other->qualname) == "device" && other->qualname.rfind("torch.", 0) == 0) device_call = other->node;
     }
     if (found != 1) device_call = device;

@@ -327,9 +327,14 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_end_byte(loop);
   // Rebound from a device move inside the loop: `x = x.to(device)`, `x, y = x.cuda(), y.cuda()`,
   // `batch = {k: v.to(device) for k, v in batch.items()}`.
-  for (const auto& c : model.calls()) {
+  // The calls in the loop (the model's calls are in document order).
+  const auto& calls = model.calls();
+  const auto first = std::lower_bound(calls.begin(), calls.end(), lo,
+                                      [](const CallInfo& c, uint32_t at) { return ts_node_start_byte(c.node) < at; });
+  for (auto it = first; it != calls.end() && ts_node_start_byte(it->node) < hi; ++it) {
+    const CallInfo& c = *it;
     if (c.method != "to" && c.method != "cuda") continue;
-    if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
+    if (ts_node_end_byte(c.node) > hi) continue;
     TSNode a = ts::parent(c.node);
     for (int up = 0; up < 8 && !ts_node_is_null(a) && !is(a, "assignment"); ++up) a = ts::parent(a);
     if (!is(a, "assignment")) continue;
