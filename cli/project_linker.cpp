@@ -113,7 +113,8 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       // `scaler.scale(loss).backward()`; `opt.step()`, `scaler.step(opt)`).
       // Test code is not the project's training step (a test that trains a few steps reaches
       // helpers the way no run does): tests/, testing/, test_*.py, *_test.py are not seeds.
-      if (text.find(".backward(") != std::string_view::npos && text.find(".step(") != std::string_view::npos &&
+      // Not in comments or docstring examples (`>>> loss.backward()` in a library's documentation).
+      if (project_text::mentions_in_code(text, ".backward(") && project_text::mentions_in_code(text, ".step(") &&
           !test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1)))))
         g.has_step_text.insert(f);
       const std::string dir = f.substr(0, f.rfind('/'));

@@ -17,5 +17,8 @@ std::vector<std::string> import_lines(std::string_view text);
 // The names of an import statement: "from ..a.b import (c as d, e)" -> from, ..a.b, import, c, as, d,
 // e; "from m import *" -> from, m, import, *.
 std::vector<std::string> import_words(std::string_view s);
+// Whether `word` occurs in the text on a line that may be code: not on a comment line and not on a
+// doctest line (">>> ", "... "), as in the usage examples of library docstrings.
+bool mentions_in_code(std::string_view text, std::string_view word);
 
 }  // namespace perflint::project_text

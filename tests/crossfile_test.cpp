@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/project_files.hpp"
+#include "cli/project_text.hpp"
 #include "rules/engine.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/fixture_support.hpp"
@@ -272,6 +273,21 @@ TEST(CrossFile, OptionsParsedInAnotherModule) {
   FileProjectContext project;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".py") check_file(e.path(), project);
+}
+
+
+// The linker's seeds are files whose code (not their comments or docstring examples) calls backward
+// and step: a library module documenting `>>> loss.backward()` is not parsed a second time.
+TEST(CrossFile, StepTextInCommentsAndDoctestsIsNotCode) {
+  using project_text::mentions_in_code;
+  EXPECT_TRUE(mentions_in_code("loss.backward()\n", ".backward("));
+  EXPECT_TRUE(mentions_in_code("    x = 1  # a\n        loss.backward()\n", ".backward("));
+  EXPECT_TRUE(mentions_in_code("y = 2  # loss.backward()\n", ".backward("));  // code before the comment: kept
+  EXPECT_FALSE(mentions_in_code("# loss.backward()\n", ".backward("));
+  EXPECT_FALSE(mentions_in_code("  Example:\n    >>> loss.backward()\n    ... opt.step()\n", ".backward("));
+  EXPECT_FALSE(mentions_in_code("    ... opt.step()\n", ".step("));
+  EXPECT_TRUE(mentions_in_code("    >>> loss.backward()\nloss.backward()", ".backward("));  // the second is code
+  EXPECT_FALSE(mentions_in_code("", ".backward("));
 }
 
 }  // namespace
