@@ -57,7 +57,7 @@ void pfl_walker_delete(PflWalker *self) {
   free(self);
 }
 
-static bool push(PflWalker *self, const Subtree *owner, Length position, bool visible) {
+static inline bool push(PflWalker *self, const Subtree *owner, Length position, bool visible) {
   if (self->size == self->capacity) {
     uint32_t capacity = self->capacity * 2;
     Level *grown = realloc(self->levels, capacity * sizeof(Level));

@@ -180,13 +180,11 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
     }
     return e;
   };
-  // Anonymous nodes (punctuation, keywords: a third of all) hold nothing the model records. A
-  // leaf (most nodes) has no children to look for.
+  // Anonymous nodes (punctuation, keywords: a third of all) hold nothing the model records. (A
+  // leaf needs no test: the walker finds no child to descend into.)
   auto enter = [&](TSNode n) -> Entered {
     const TSSymbol s = ts_node_symbol(n);
-    Entered e = s < named.size() && !named[s] ? Entered{} : enter_named(n, s);
-    if (e.descend && ts_node_child_count(n) == 0) e.descend = false;
-    return e;
+    return s < named.size() && !named[s] ? Entered{} : enter_named(n, s);
   };
   TSNode node = root;
   Entered current = enter(node);
