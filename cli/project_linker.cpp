@@ -127,9 +127,13 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
           if (b.size() >= root.size()) bases.push_back(b);
         } else {
           // A script's directory is on sys.path (`from utils import x` next to train.py), and so is
-          // the project root (packages).
-          bases.push_back(dir);
-          if (dir != root) bases.push_back(root);
+          // the directory that holds its top package (`from pkg.utils import x` in pkg/algo.py): the
+          // directories from the file's up to the project root, as resolve_target tries them (the
+          // root alone is not enough: without a marker it may lie above the package's directory).
+          for (std::string b = dir;; b = b.substr(0, b.rfind('/'))) {
+            bases.push_back(b);
+            if (b.size() <= root.size() || b.rfind('/') == std::string::npos) break;
+          }
         }
         for (const std::string& b : bases) {
           if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
@@ -260,10 +264,34 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
 
 namespace {
 
+// Whether a .py file directly in `parent` imports the directory `name` as a module (`import
+// core.data_loader`, `from core import x`, `from core.models import y`): then `name` is a directory of
+// modules that the scripts of `parent` use, and belongs with them. Bounded: a directory with more
+// than 200 .py files is nobody's script directory.
+bool scripts_import(const fs::path& parent, const std::string& name) {
+  std::error_code ec;
+  int files = 0;
+  for (fs::directory_iterator d(parent, ec), end; !ec && d != end; d.increment(ec)) {
+    if (d->path().extension() != ".py") continue;
+    if (++files > 200) return false;
+    const FileRead read = read_whole_file(d->path().string(), 1 << 20);
+    if (read.status != FileRead::Status::Ok || read.bytes.find(name) == std::string::npos) continue;
+    for (const std::string& line : import_lines(read.bytes)) {
+      const std::vector<std::string> w = import_words(line);
+      for (size_t i = 1; i < w.size(); ++i) {
+        if (w[0] == "from" && i > 1) break;  // `from m import a`: only m is a module
+        if (w[i] == "as" || w[i - 1] == "as" || w[i] == "import") continue;
+        if (w[i].substr(0, w[i].find('.')) == name) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The linker's root: project_root, or above it the directory that holds the file's top package when
 // that is higher (a package with a setup.py of its own for a C extension, such as vits's
 // monotonic_align/, is imported by the files around it).
-std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& holds_scripts) {
+std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& imported_from_above) {
   std::string root = project_root(file);
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
@@ -272,16 +300,16 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
   for (int up = 0; up < 32 && fs::exists(dir / "__init__.py", ec) && dir != dir.parent_path(); ++up)
     dir = dir.parent_path();
   // Without a marker, a directory of modules (`core/` without an __init__.py, imported as
-  // `core.data_loader` by `main.py` next to it) belongs to the scripts above it: up while the parent
-  // holds .py files (bounded).
+  // `core.data_loader` by `main.py` next to it) belongs to the scripts above it: up while a script of
+  // the parent imports the directory (bounded). Not merely while the parent holds .py files: a stray
+  // script in a parent directory (a checkout inside a folder of notes and scripts) moved the root
+  // above the project, where its own absolute imports no longer resolve.
   for (int up = 0; up < 3 && dir != dir.parent_path(); ++up) {
-    // Listed once per directory (the copies of a corpus share their parent).
-    auto [known, fresh] = holds_scripts.try_emplace(dir.parent_path().string(), false);
-    if (fresh)
-      for (fs::directory_iterator d(dir.parent_path(), ec), end; !ec && d != end && !known->second; d.increment(ec))
-        known->second = d->path().extension() == ".py";
-    const bool scripts = known->second;
-    if (!scripts) break;
+    // Answered once per directory (the copies of a corpus share their parent).
+    const std::string key = dir.string();
+    auto [known, fresh] = imported_from_above.try_emplace(key, false);
+    if (fresh) known->second = scripts_import(dir.parent_path(), dir.filename().string());
+    if (!known->second) break;
     dir = dir.parent_path();
   }
   return within(fs::path(root), dir) && fs::path(root) != dir ? dir.string() : root;
@@ -292,7 +320,7 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
 const std::string& FileProjectContext::root_for(const fs::path& file) {
   const std::string dir = file.parent_path().string();
   if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
-  return roots_.emplace(dir, linker_root(file, holds_scripts_)).first->second;
+  return roots_.emplace(dir, linker_root(file, imported_from_above_)).first->second;
 }
 
 namespace {

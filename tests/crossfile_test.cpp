@@ -290,5 +290,51 @@ TEST(CrossFile, StepTextInCommentsAndDoctestsIsNotCode) {
   EXPECT_FALSE(mentions_in_code("", ".backward("));
 }
 
+
+// A package checked out without a marker file (no .git, no pyproject.toml) inside a folder that holds
+// other scripts: the stray script must not move the linker's root above the package's directory,
+// where `from pkg.utils import get_device` no longer resolves and the CUDA device it returns is lost
+// (stable-baselines3 linted from a folder of notes lost every finding). A directory of modules that a
+// script of its parent does import still belongs with that script.
+TEST(CrossFile, AStrayScriptAboveAPackageDoesNotMoveItsRoot) {
+  const std::string algo =
+      "import torch\n"
+      "from pkg.utils import get_device\n"
+      "class Algo:\n"
+      "    def __init__(self):\n"
+      "        self.device = get_device()\n"
+      "        self.net = torch.nn.Linear(8, 1).to(self.device)\n"
+      "        self.opt = torch.optim.Adam(self.net.parameters())\n"
+      "    def train(self, steps, buf):\n"
+      "        losses = []\n"
+      "        for _ in range(steps):\n"
+      "            loss = self.net(buf).pow(2).mean()\n"
+      "            losses.append(loss.item())\n"
+      "            self.opt.zero_grad()\n"
+      "            loss.backward()\n"
+      "            self.opt.step()\n";
+  auto item_findings = [&](const testing::TempDir& dir, const std::string& rel) {
+    const std::string path = (dir.path() / rel).string();
+    FileProjectContext project;
+    ts::Parser parser;
+    FileResult r = lint_buffer(path, slurp(path), make_rule_set({}, {}), parser, &project);
+    return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL201"; });
+  };
+  testing::TempDir dir;
+  dir.write("notes/proj/pkg/__init__.py", "");
+  dir.write("notes/proj/pkg/utils.py", "import torch\ndef get_device():\n    return torch.device('cuda')\n");
+  dir.write("notes/proj/pkg/algo.py", algo);
+  EXPECT_EQ(item_findings(dir, "notes/proj/pkg/algo.py"), 1);
+  dir.write("notes/stray.py", "print('hello')\n");
+  dir.write("stray2.py", "");
+  EXPECT_EQ(item_findings(dir, "notes/proj/pkg/algo.py"), 1);
+  // `core/` without an __init__.py, imported by the script next to it: one project with it.
+  dir.write("app/core/engine.py", algo);
+  dir.write("app/core/pkg/__init__.py", "");
+  dir.write("app/core/pkg/utils.py", "import torch\ndef get_device():\n    return torch.device('cuda')\n");
+  dir.write("app/main.py", "from core.engine import Algo\nAlgo().train(10, None)\n");
+  EXPECT_EQ(item_findings(dir, "app/core/engine.py"), 1);
+}
+
 }  // namespace
 }  // namespace perflint
