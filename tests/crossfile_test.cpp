@@ -36,6 +36,14 @@ void check_file(const fs::path& path, ProjectContext& project) {
       ADD_FAILURE() << path.filename() << ":" << f.span.start.line << ": unexpected " << f.rule->code << ": " << f.message;
 }
 
+// How many findings of `code` linting `path` alone (a fresh project context) gives.
+long findings_of(const std::string& path, std::string_view code) {
+  FileProjectContext project;
+  ts::Parser parser;
+  FileResult r = lint_buffer(path, slurp(path), make_rule_set({}, {}), parser, &project);
+  return std::count_if(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return f.rule->code == code; });
+}
+
 TEST(CrossFile, ProjectFilesReportExactlyTheirExpectations) {
   FileProjectContext project;
   for (const auto& e : fs::directory_iterator(kDir))
@@ -74,11 +82,7 @@ TEST(CrossFile, AFlagSetElsewhereInTheProjectIsSet) {
       "        loss.backward()\n"
       "        opt.step()\n";
   auto pfl503 = [&](const testing::TempDir& dir) {
-    const std::string path = (dir.path() / "proj" / "pkg" / "trainer.py").string();
-    FileProjectContext project;
-    ts::Parser parser;
-    FileResult r = lint_buffer(path, slurp(path), make_rule_set({}, {}), parser, &project);
-    return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL503"; });
+    return findings_of((dir.path() / "proj" / "pkg" / "trainer.py").string(), "PFL503");
   };
   {
     testing::TempDir dir;
@@ -314,11 +318,7 @@ TEST(CrossFile, AStrayScriptAboveAPackageDoesNotMoveItsRoot) {
       "            loss.backward()\n"
       "            self.opt.step()\n";
   auto item_findings = [&](const testing::TempDir& dir, const std::string& rel) {
-    const std::string path = (dir.path() / rel).string();
-    FileProjectContext project;
-    ts::Parser parser;
-    FileResult r = lint_buffer(path, slurp(path), make_rule_set({}, {}), parser, &project);
-    return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL201"; });
+    return findings_of((dir.path() / rel).string(), "PFL201");
   };
   testing::TempDir dir;
   dir.write("notes/proj/pkg/__init__.py", "");
