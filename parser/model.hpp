@@ -100,6 +100,9 @@ struct DataLoaderInfo {
   std::string framework_reason;
   // Other names the loader is bound to: `model, opt, dl = accelerator.prepare(model, opt, loader)`.
   std::vector<std::string> aliases;
+  // Prepared by an Accelerator, which moves every batch to its device itself (device_placement is
+  // on by default): the script's own `.to(device)` of such a batch copies nothing.
+  bool device_placed = false;
 };
 
 class Model {

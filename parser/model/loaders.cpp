@@ -80,12 +80,28 @@ void Model::Impl::link_prepared_loaders() {
     if (is(a.target, "identifier")) targets.push_back(a.target);
     else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) targets = ts::named_children(a.target);
     if (targets.size() != c->positional.size()) continue;
+    // `Accelerator(device_placement=False)` leaves the batches where the loader puts them; any other
+    // value (unknown included) may place them: the rules that judge copies then stay quiet.
+    bool placed = true;
+    if (is(c->receiver, "identifier") || is(c->receiver, "attribute"))
+      for_each_built_from(c->receiver, [&](TSNode v) {
+        const CallInfo* made = is(v, "call") ? call_info(v) : nullptr;
+        const Argument* dp = made ? made->keyword("device_placement") : nullptr;
+        if (dp) {
+          const std::optional<bool> on = eval(dp->value, function_containing(dp->value), 0).truthy();
+          if (on && !*on) placed = false;
+        }
+        return false;
+      });
     for (size_t k = 0; k < targets.size(); ++k) {
       if (!is(targets[k], "identifier")) continue;
       const std::string_view from = t(c->positional[k]);
       const std::string_view to = t(targets[k]);
-      for (auto& d : loaders)
-        if (loader_named(d, from) && !loader_named(d, to)) d.aliases.emplace_back(to);
+      for (auto& d : loaders) {
+        if (!loader_named(d, from)) continue;
+        d.device_placed = d.device_placed || placed;
+        if (!loader_named(d, to)) d.aliases.emplace_back(to);
+      }
     }
   }
 }

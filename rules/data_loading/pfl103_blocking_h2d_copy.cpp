@@ -31,6 +31,9 @@ class RulePFL103 final : public Rule {
 
     const DataLoaderInfo* loader =
         ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
+    // A batch of a loader an Accelerator prepared is on the device already: its `.to(device)` copies
+    // nothing (accelerate's own copy is the loader's, PFL102).
+    if (loader && loader->device_placed) return;
     std::optional<Flag> pin;
     if (loader) pin = loader_flag(model, *loader->call, "pin_memory");
     std::string fix;

@@ -27,6 +27,9 @@ class RulePFL104 final : public Rule {
     if (!copy) copy = legacy_batch_copy(model, node);
     if (!copy || !copy->non_blocking || !*copy->non_blocking) return;
     const DataLoaderInfo* loader = ts_node_is_null(copy->batch) ? nullptr : model.loader_of_batch(copy->batch);
+    // A batch of a loader an Accelerator prepared is on the device already: its `.to(device)` copies
+    // nothing (accelerate's own copy is the loader's, PFL102).
+    if (loader && loader->device_placed) return;
     if (!loader) return;
     const std::optional<Flag> pin = loader_flag(model, *loader->call, "pin_memory");
     if (!pin || pin->value) return;  // pinned, or not knowable
