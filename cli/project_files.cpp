@@ -322,6 +322,33 @@ const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(c
   return assigners_.emplace(key, std::move(found)).first->second;
 }
 
+namespace {
+bool whole_word_in(std::string_view text, std::string_view word) {
+  const auto name_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !name_byte(text[at - 1])) && (end == text.size() || !name_byte(text[end]))) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool FileProjectContext::mentioned_elsewhere(const std::string& file, std::string_view word) {
+  if (word.empty()) return true;
+  std::error_code ec;
+  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::vector<std::string>& files = root_files(root_for(fs::path(self)));
+  if (files.empty()) return true;  // not known (no root, or too many files to read)
+  for (const auto& f : files) {
+    if (f == self) continue;
+    const FileRead read = read_whole_file(f, max_file_bytes_);
+    if (read.status != FileRead::Status::Ok) return true;  // unreadable: it may name it
+    if (whole_word_in(read.bytes, word)) return true;
+  }
+  return false;
+}
+
 std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
   const std::string root = project_root(fs::path(file));
   const std::string self = fs::absolute(fs::path(file)).lexically_normal().string();

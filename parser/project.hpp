@@ -168,6 +168,14 @@ class ProjectContext {
     (void)module_path;
     return std::nullopt;
   }
+  // Whether `word` (a function's name) occurs as a whole word in another Python file of `file`'s
+  // project. True when not known (no project, too many files): callers use it to drop an
+  // assumption only when nothing else in the project can refer to the name.
+  virtual bool mentioned_elsewhere(const std::string& file, std::string_view word) {
+    (void)file;
+    (void)word;
+    return true;
+  }
   // A fingerprint of everything outside `file` that the answers above read for it (for the result
   // cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file) {

@@ -213,6 +213,14 @@ void check_project(const fs::path& dir, size_t expected_files) {
   }
 }
 
+TEST(CrossFile, ALoaderFactoryNothingCallsIsNotAssumedToFeedTheStep) {
+  // tests/fixtures/crossfile_unused_factory/: chapter/previous.py keeps a loader factory no file of
+  // the project names, next to a train() whose loop iterates its parameter (main.py hands it a
+  // pinned loader): no finding on the leftover loader. Trap: chapter/tuning.py's factory, which
+  // finetune.py calls, is still assumed to feed its step loop.
+  check_project(kDir.parent_path() / "crossfile_unused_factory", 4);
+}
+
 TEST(CrossFile, LinkerFollowsReexportsToTheDefiningModule) {
   // tests/fixtures/crossfile_reexport/: a package __init__.py re-exports helpers by name, by alias,
   // by star import and as a submodule; traps: a same-named function of the aliased module, a star

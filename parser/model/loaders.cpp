@@ -376,10 +376,27 @@ void Model::Impl::collect_loaders() {
   // already known to feed it (then an unlinked one is for evaluation, or iterated in a
   // comprehension such as `sum(f(x) for x in loader)`, or not used at all).
   const bool step_fed = std::any_of(loaders.begin(), loaders.end(), [](const DataLoaderInfo& d) { return d.feeds_step; });
+  // A loader built in a function that nothing refers to (its name occurs nowhere else in this file,
+  // and the project knows no other file that names it): a leftover factory (LLMs-from-scratch's
+  // create_dataloader_v1 copied into later chapters), not the step's loader.
+  const auto unreferenced_factory = [&](const DataLoaderInfo& d) {
+    if (!project || !d.call) return false;
+    const TSNode fn = function_containing(d.call->node);
+    const std::string_view name = null(fn) ? std::string_view{} : t(field(fn, "name"));
+    if (name.empty()) return false;
+    size_t mentions = 0;
+    for (size_t at = text.find(name); at != std::string_view::npos && mentions < 2; at = text.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      if ((at == 0 || !is_ascii_name_byte(text[at - 1])) && (end == text.size() || !is_ascii_name_byte(text[end])))
+        ++mentions;
+    }
+    return mentions == 1 && !project->mentioned_elsewhere(src.path(), name);
+  };
   for (auto& d : loaders) {
     if (step_fed) break;
     if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
     if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
+    if (unreferenced_factory(d)) continue;
     d.assumed_step = true;
     d.step_loop = step_loop_nodes.front();
     auto it = loop_index.find(key(d.step_loop));
