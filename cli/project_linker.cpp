@@ -471,6 +471,16 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
     for (const auto& k : e.keywords) out.append(" ").append(k);
   }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
+  // A DataLoader built in a function counts as the step's only while some file names the function
+  // (mentioned_elsewhere, any file of the root): a file that builds one depends on the whole root.
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  if (store_) load_facts(root);
+  if (auto f = facts_.find(root); f != facts_.end() && !f->second.state.empty()) {
+    const FileRead read = read_whole_file(self.string(), max_file_bytes_);
+    if (read.status == FileRead::Status::Ok && read.bytes.find("DataLoader") != std::string::npos)
+      out.append("\nroot ").append(f->second.state);
+  }
   return out;
 }
 

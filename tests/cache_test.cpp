@@ -202,6 +202,23 @@ TEST(ResultCache, AChangeInAModuleAPackageReexportsMakesANewKey) {
   EXPECT_FALSE(contains(after.out, "PFL102")) << after.out;
 }
 
+TEST(ResultCache, ALoaderFactoryFileDependsOnEveryFileThatMayCallIt) {
+  // chapter/previous.py's loader factory is named by no file, so its loader is not assumed to feed
+  // train(): no finding. Once another file anywhere in the project calls the factory, the cached
+  // result must not hide the finding.
+  TempDir project, cache;
+  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_unused_factory";
+  fs::copy(fixture, project.path(), fs::copy_options::recursive);
+  const std::vector<std::string> args{"--isolated", "--select", "PFL101", "--cache-dir", cache.str(),
+                                      "chapter/previous.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_FALSE(contains(first.out, "PFL101")) << first.out << first.err;
+  project.write("tools/pretrain.py", "from chapter.previous import create_pretraining_loader, train\n"
+                                     "train(None, create_pretraining_loader([1, 2]), None, 'cuda', 1)\n");
+  const auto after = run_perflint(args, project.str());
+  EXPECT_TRUE(contains(after.out, "PFL101")) << after.out << after.err;
+}
+
 TEST(ResultCache, AnUnwritableCacheIsNoError) {
   TempDir project;
   project.write("train.py", kTrain);
