@@ -110,7 +110,9 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       if (read.status != FileRead::Status::Ok) continue;
       const std::string_view text = read.bytes;
       // A training step: a backward and an optimizer step (`loss.backward()`, `accelerator.backward(`,
-      // `scaler.scale(loss).backward()`; `opt.step()`, `scaler.step(opt)`).
+      // `scaler.scale(loss).backward()`; `opt.step()`, `scaler.step(opt)`). (Not the optimizer step
+      // alone, with backward in a helper: tried, it linked dinov2's train loop into its MetricLogger
+      // with arguments the linker cannot prove to be host floats, a false PFL201.)
       // Test code is not the project's training step (a test that trains a few steps reaches
       // helpers the way no run does): tests/, testing/, test_*.py, *_test.py are not seeds.
       // Not in comments or docstring examples (`>>> loss.backward()` in a library's documentation).

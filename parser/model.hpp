@@ -154,6 +154,10 @@ class Model {
   // engine.py), with the call.
   const std::vector<std::pair<const ModuleSummary*, TSNode>>& step_siblings() const;
   const std::vector<TSNode>& step_loops() const;
+  // Whether every step loop of the file sits in a function that another file's training step runs
+  // (ProjectContext::step_entries): the file is then a helper of that script's step (a loop over
+  // micro-batches that calls backward), and file-wide settings are the entry script's to make.
+  bool step_loops_run_by_other_files() const;
   StepContext step_context(TSNode node) const;
   // `name` is a parameter of a function that runs with the step: the argument every per-step call
   // of this file binds to it (empty when one of them binds none, passes *args/**kwargs, or the

@@ -221,6 +221,13 @@ TEST(CrossFile, ALoaderFactoryNothingCallsIsNotAssumedToFeedTheStep) {
   check_project(kDir.parent_path() / "crossfile_unused_factory", 4);
 }
 
+TEST(CrossFile, AHelperLoopAnotherFilesStepRunsLeavesPrecisionToTheEntryScript) {
+  // tests/fixtures/crossfile_step_helper/: helpers.py runs a loop of backward passes for train.py's
+  // step, which calls it under autocast with TF32 on: no PFL401/PFL402 in the helper module (SlowFast's
+  // contrastive_forward, held-out round 9), none in train.py either.
+  check_project(kDir.parent_path() / "crossfile_step_helper", 2);
+}
+
 TEST(CrossFile, LinkerFollowsReexportsToTheDefiningModule) {
   // tests/fixtures/crossfile_reexport/: a package __init__.py re-exports helpers by name, by alias,
   // by star import and as a submodule; traps: a same-named function of the aliased module, a star

@@ -146,6 +146,16 @@ const std::vector<std::pair<const ModuleSummary*, TSNode>>& Model::step_siblings
 }
 const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_nodes; }
 
+bool Model::step_loops_run_by_other_files() const {
+  if (impl_->step_loop_nodes.empty()) return false;
+  for (TSNode loop : impl_->step_loop_nodes) {
+    const TSNode fn = impl_->function_containing(loop);
+    const size_t fi = ts_node_is_null(fn) ? SIZE_MAX : impl_->function_index(fn);
+    if (fi == SIZE_MAX || fi >= impl_->fn_external.size() || impl_->fn_external[fi] < 0) return false;
+  }
+  return true;
+}
+
 StepContext Model::step_context(TSNode node) const {
   if (!impl_->any_step) return {};
   const Context* known = impl_->call_context(node);

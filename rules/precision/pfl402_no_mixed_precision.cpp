@@ -32,6 +32,9 @@ class RulePFL402 final : public Rule {
     // A file-wide setting belongs in the script that chooses the device: an engine.py whose CUDA use
     // comes only from the script importing it gets the finding there, not here.
     if (!model.uses_cuda()) return;
+    // Nor in a helper whose loop another file's step runs (a micro-batch loop calling backward under
+    // its caller's autocast): the entry script is the one that chooses.
+    if (model.step_loops_run_by_other_files()) return;
     if (!model.imports("torch")) return;
     // Present or decided by a launcher/config (Accelerate, DeepSpeed, a flag): nothing to say.
     if (uses_reduced_precision(model)) return;
