@@ -225,8 +225,13 @@ class RulePFL202 final : public Rule {
 
   // A copy method other than .item() (PFL201's), a builtin such as `float(t)` (no method, and a
   // name not resolved through an import), or `"...".format(t)`.
+  // `math.isnan(loss)`: Python converts the tensor to a float first (SlowFast's check_nan_losses).
+  static bool math_test(const CallInfo& call) {
+    return call.qualname == "math.isnan" || call.qualname == "math.isinf" || call.qualname == "math.isfinite";
+  }
   bool wants(const CallInfo& call) const override {
     if (call.method == "format") return ts::is(call.receiver, "string");
+    if (math_test(call)) return true;
     if (call.method == "add_scalar" || call.method == "add_scalars") return true;
     return call.method.empty() ? call.qualname.empty() : call.method != "item" && is_host_copy_method(call.method);
   }
@@ -249,6 +254,15 @@ class RulePFL202 final : public Rule {
                 std::string(kWaits) + " and copies the value";
       hint = "log it under a logging guard (`if step % log_every == 0:`), or accumulate on the device and log the "
              "aggregate";
+    } else if (math_test(*call)) {
+      if (call->positional.size() != 1 || !call->keywords.empty() || call->star_args) return;
+      if (!model.step_context(node).per_step()) return;  // before the file-wide loss scan
+      if (!is_tensor_like(model, call->positional.front(), model.derived(loss_names))) return;
+      message = "`" + std::string(model.text(call->function)) + "(" + short_text(model, call->positional.front()) +
+                ")` converts a tensor to a Python float every training step: " + std::string(kWaits) +
+                " and copies the value";
+      hint = "test on the device (`torch.isnan(loss)`, `torch.isfinite(loss).all()`) and read the result only when "
+             "logging, or check under a logging guard";
     } else if (!call->method.empty()) {
       if (call->method == "item" || !is_host_copy(model, *call)) return;
       // `model.cpu()` moves parameters (a one-off, usually at save time), not a step's tensor.
