@@ -2,6 +2,8 @@
 // context (function, frames) of any node.
 #include "parser/model/impl.hpp"
 
+#include <set>
+
 namespace perflint {
 
 void Model::Impl::push_entering(TSNode parent, TSNode n, TSFieldId fid, std::vector<Frame>& out) const {
@@ -173,6 +175,32 @@ bool Model::Impl::counts_steps(TSNode id) const {
   return true;
 }
 
+namespace {
+// A name of a logging switch (`log`, `do_log`, `log_every`, `logging_steps`, `tb_logger`), not of a
+// logarithm (`log_prob`, `log_std`, `log_alpha`, stable-baselines3's `log_ent_coef`: a branch on those
+// runs every step).
+bool names_logging(std::string_view name) {
+  static const std::set<std::string, std::less<>> math = {
+      "alpha", "beta", "coef", "density", "det", "ent", "entropy", "likelihood", "noise", "p", "partition",
+      "pi", "prior", "prob", "probs", "q", "ratio", "scale", "sd", "sigma", "snr", "softmax", "std", "sum",
+      "temp", "temperature", "var", "variance", "weight", "weights", "z"};
+  std::vector<std::string> parts(1);
+  for (char c : name) {
+    if (c == '_') {
+      if (!parts.back().empty()) parts.emplace_back();
+    } else {
+      parts.back().push_back(ascii_lower(c));
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].starts_with("logg")) return true;  // logging, logger
+    if (parts[i] != "log" && parts[i] != "logs") continue;
+    if (i + 1 == parts.size() || !math.count(parts[i + 1])) return true;
+  }
+  return false;
+}
+}  // namespace
+
 bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
   if (null(cond)) return false;
   // A name that holds an interval test: `reg = i % args.reg_every == 0` ... `if reg:`.
@@ -223,8 +251,9 @@ bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
       if (q == "time.time" || q == "time.perf_counter" || q == "time.monotonic") guard = true;
     } else if (k == "identifier") {
       const std::string_view name = t(n);
-      for (std::string_view w : {"log", "print", "verbose", "debug", "eval", "save", "checkpoint", "report"})
+      for (std::string_view w : {"print", "verbose", "debug", "eval", "save", "checkpoint", "report"})
         if (icontains(name, w)) guard = true;
+      if (names_logging(name)) guard = true;
     }
     return true;
   });
