@@ -110,6 +110,13 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
       if (auto m = class_methods.find(std::string(t(field(cls, "name"))) + "." + std::string(name)); m != class_methods.end())
         out = {m->second};
   }
+  // A function of this file handed to a call as a closure runs with it: `gpu_timer(train_step)`
+  // (I-JEPA times its whole step this way), `optimizer.step(closure)`, `checkpoint(block, x)`.
+  for (TSNode a : c.positional)
+    if (is(a, "identifier"))
+      if (auto it = functions_by_name.find(t(a)); it != functions_by_name.end() && it->second.size() == 1 &&
+                                                  std::find(out.begin(), out.end(), it->second.front()) == out.end())
+        out.push_back(it->second.front());
   // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`.
   if (out.empty() || is(c.function, "attribute"))
     if (const std::string_view cls = instance_class(c.function); !cls.empty())
