@@ -2,6 +2,7 @@
 #include "cli/project_files.hpp"
 #include "cli/discover.hpp"
 #include "cli/project_text.hpp"
+#include "parser/text_util.hpp"
 #include "util/io.hpp"
 
 #include <algorithm>
@@ -264,16 +265,6 @@ std::string module_name(const std::string& path, const std::string& root) {
   return rel;
 }
 
-bool names_word(std::string_view text, std::string_view word) {
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    const bool left = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
-    const size_t e = at + word.size();
-    const bool right = e >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_');
-    if (left && right) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 namespace {
@@ -322,17 +313,6 @@ const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(c
   return assigners_.emplace(key, std::move(found)).first->second;
 }
 
-namespace {
-bool whole_word_in(std::string_view text, std::string_view word) {
-  const auto name_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    const size_t end = at + word.size();
-    if ((at == 0 || !name_byte(text[at - 1])) && (end == text.size() || !name_byte(text[end]))) return true;
-  }
-  return false;
-}
-}  // namespace
-
 bool FileProjectContext::mentioned_elsewhere(const std::string& file, std::string_view word) {
   if (word.empty()) return true;
   std::error_code ec;
@@ -344,7 +324,7 @@ bool FileProjectContext::mentioned_elsewhere(const std::string& file, std::strin
     if (f == self) continue;
     const FileRead read = read_whole_file(f, max_file_bytes_);
     if (read.status != FileRead::Status::Ok) return true;  // unreadable: it may name it
-    if (whole_word_in(read.bytes, word)) return true;
+    if (names_word(read.bytes, word)) return true;
   }
   return false;
 }

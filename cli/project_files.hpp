@@ -49,7 +49,7 @@ class FileProjectContext final : public ProjectContext {
   // its directory (the siblings the model reads) and of the project files it imports (whose
   // options and step functions it may read), its linker entries, and the cudnn.benchmark look-up. A change elsewhere in the project changes a file's key only when it changes one of
   // those answers.
-  std::string fingerprint(const std::string& file) override;
+  std::string fingerprint(const std::string& file, std::string_view text) override;
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
                                               std::string_view dest, std::string* module_path) override;

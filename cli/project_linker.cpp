@@ -417,7 +417,7 @@ std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file)
   return it == entries.end() ? std::vector<StepEntry>{} : it->second;
 }
 
-std::string FileProjectContext::fingerprint(const std::string& file) {
+std::string FileProjectContext::fingerprint(const std::string& file, std::string_view text) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
   std::string out;
@@ -478,11 +478,9 @@ std::string FileProjectContext::fingerprint(const std::string& file) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   const std::string root = root_for(self);
   if (store_) load_facts(root);
-  if (auto f = facts_.find(root); f != facts_.end() && !f->second.state.empty()) {
-    const FileRead read = read_whole_file(self.string(), max_file_bytes_);
-    if (read.status == FileRead::Status::Ok && read.bytes.find("DataLoader") != std::string::npos)
-      out.append("\nroot ").append(f->second.state);
-  }
+  if (auto f = facts_.find(root); f != facts_.end() && !f->second.state.empty() &&
+                                   text.find("DataLoader") != std::string_view::npos)
+    out.append("\nroot ").append(f->second.state);
   return out;
 }
 

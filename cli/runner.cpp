@@ -47,7 +47,7 @@ FileResult lint_one(const LintJob& job, const RunnerOptions& options, ts::Parser
   std::string key;
   std::optional<FileResult> cached;
   if (options.cache && !job.content) {
-    key = ResultCache::key(job.path, read.bytes, *job.rules, options.project ? options.project->fingerprint(job.path) : "");
+    key = ResultCache::key(job.path, read.bytes, *job.rules, options.project ? options.project->fingerprint(job.path, read.bytes) : "");
     cached = options.cache->load(key, job.path);
   }
   FileResult r = cached ? std::move(*cached) : lint_buffer(job.path, std::move(read.bytes), *job.rules, parser, options.project);

@@ -176,10 +176,11 @@ class ProjectContext {
     (void)word;
     return true;
   }
-  // A fingerprint of everything outside `file` that the answers above read for it (for the result
-  // cache: when it changes, a cached result of `file` is stale). Empty: no project.
-  virtual std::string fingerprint(const std::string& file) {
+  // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
+  // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
+  virtual std::string fingerprint(const std::string& file, std::string_view text) {
     (void)file;
+    (void)text;
     return {};
   }
 };

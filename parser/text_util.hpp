@@ -1,6 +1,7 @@
 // Small string helpers shared by the model, the rules and the probe.
 #pragma once
 #include <cctype>
+#include <cstdint>
 #include <string_view>
 
 namespace perflint {
@@ -27,5 +28,21 @@ inline bool icontains(std::string_view hay, std::string_view needle) {
   }
   return false;
 }
+
+// How many times `word` occurs in `text` as a whole name (not inside a longer ASCII identifier),
+// counting up to `limit`.
+inline size_t count_word(std::string_view text, std::string_view word, size_t limit = SIZE_MAX) {
+  const auto name_byte = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  size_t n = 0;
+  if (word.empty()) return n;
+  for (size_t at = text.find(word); at != std::string_view::npos && n < limit; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !name_byte(text[at - 1])) && (end >= text.size() || !name_byte(text[end]))) ++n;
+  }
+  return n;
+}
+inline bool names_word(std::string_view text, std::string_view word) { return count_word(text, word, 1) > 0; }
 
 }  // namespace perflint

@@ -384,13 +384,7 @@ void Model::Impl::collect_loaders() {
     const TSNode fn = function_containing(d.call->node);
     const std::string_view name = null(fn) ? std::string_view{} : t(field(fn, "name"));
     if (name.empty()) return false;
-    size_t mentions = 0;
-    for (size_t at = text.find(name); at != std::string_view::npos && mentions < 2; at = text.find(name, at + 1)) {
-      const size_t end = at + name.size();
-      if ((at == 0 || !is_ascii_name_byte(text[at - 1])) && (end == text.size() || !is_ascii_name_byte(text[end])))
-        ++mentions;
-    }
-    return mentions == 1 && !project->mentioned_elsewhere(src.path(), name);
+    return count_word(text, name, 2) == 1 && !project->mentioned_elsewhere(src.path(), name);
   };
   for (auto& d : loaders) {
     if (step_fed) break;

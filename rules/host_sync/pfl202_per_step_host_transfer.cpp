@@ -255,11 +255,10 @@ class RulePFL202 final : public Rule {
       hint = "log it under a logging guard (`if step % log_every == 0:`), or accumulate on the device and log the "
              "aggregate";
     } else if (math_test(*call)) {
-      if (call->positional.size() != 1 || !call->keywords.empty() || call->star_args) return;
       if (!model.step_context(node).per_step()) return;  // before the file-wide loss scan
-      if (!is_tensor_like(model, call->positional.front(), model.derived(loss_names))) return;
-      message = "`" + std::string(model.text(call->function)) + "(" + short_text(model, call->positional.front()) +
-                ")` converts a tensor to a Python float every training step: " + std::string(kWaits) +
+      const TSNode t = sole_tensor_argument(model, *call);
+      if (ts_node_is_null(t)) return;
+      message = "`" + std::string(model.text(call->function)) + "(" + short_text(model, t) + ")` converts a tensor to a Python float every training step: " + std::string(kWaits) +
                 " and copies the value";
       hint = "test on the device (`torch.isnan(loss)`, `torch.isfinite(loss).all()`) and read the result only when "
              "logging, or check under a logging guard";
@@ -282,12 +281,11 @@ class RulePFL202 final : public Rule {
       const std::string_view fn = model.text(call->function);
       if (fn != "float" && fn != "int" && fn != "bool" && fn != "print") return;
       if (!model.step_context(node).per_step()) return;  // before the file-wide loss scan
-      const std::vector<std::string> losses = loss_names(model);
+      const auto& losses = model.derived(loss_names);
       if (fn == "float" || fn == "int" || fn == "bool") {
-        if (call->positional.size() != 1 || !call->keywords.empty() || call->star_args) return;
-        if (!is_tensor_like(model, call->positional.front(), losses)) return;
-        message = "`" + std::string(fn) + "(" + short_text(model, call->positional.front()) +
-                  ")` reads a tensor's value on the host every training step: " + std::string(kWaits) +
+        const TSNode t = sole_tensor_argument(model, *call);
+        if (ts_node_is_null(t)) return;
+        message = "`" + std::string(fn) + "(" + short_text(model, t) + ")` reads a tensor's value on the host every training step: " + std::string(kWaits) +
                   " and copies the value";
       } else if (fn == "print") {
         TSNode t = printed_tensor(model, *call, losses);
@@ -321,6 +319,12 @@ class RulePFL202 final : public Rule {
   }
 
  private:
+  // The one plain argument of a conversion (`float(x)`, `math.isnan(x)`) when it is a tensor, else null.
+  static TSNode sole_tensor_argument(const Model& model, const CallInfo& call) {
+    if (call.positional.size() != 1 || !call.keywords.empty() || call.star_args) return TSNode{};
+    return is_tensor_like(model, call.positional.front(), model.derived(loss_names)) ? call.positional.front()
+                                                                                     : TSNode{};
+  }
   // Conversions Python makes without a call: a tensor formatted into a string outside print
   // (`logger.info(f"loss {loss:.3f}")`, `"%f" % loss`, `"{}".format(loss)`), a tensor used as a
   // condition (`if loss > 10:`, `if (t > 0).any():`).
