@@ -267,10 +267,36 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
 namespace {
 
 // Whether a .py file directly in `parent` imports the directory `name` as a module (`import
-// core.data_loader`, `from core import x`, `from core.models import y`): then `name` is a directory of
-// modules that the scripts of `parent` use, and belongs with them. Bounded: a directory with more
-// than 200 .py files is nobody's script directory.
+// core.data_loader`, `from core import x`, `from core.models import y`; `from .core import x`; and, for
+// a directory of modules inside another one, `from src.utils.logging import x` in src/train.py):
+// then `name` is a directory of modules that the scripts of `parent` use,
+// and belongs with them. Bounded: a directory with more than 200 .py files is nobody's script
+// directory.
 bool scripts_import(const fs::path& parent, const std::string& name) {
+  const std::string pname = parent.filename().string();
+  // The dotted components of `module` after its leading dots, and how many dots led.
+  const auto split = [](std::string_view module, size_t& dots) {
+    dots = 0;
+    while (dots < module.size() && module[dots] == '.') ++dots;
+    std::vector<std::string_view> parts;
+    for (size_t at = dots; at < module.size();) {
+      const size_t dot = std::min(module.find('.', at), module.size());
+      parts.push_back(module.substr(at, dot - at));
+      at = dot + 1;
+    }
+    return parts;
+  };
+  // `name...` (parent on sys.path), `.name...` (relative to parent's package), `...pname.name...`.
+  const auto names_dir = [&](std::string_view module) {
+    size_t dots = 0;
+    const std::vector<std::string_view> parts = split(module, dots);
+    if (dots > 1 || parts.empty()) return false;
+    if (parts[0] == name) return true;
+    if (dots == 0)
+      for (size_t k = 1; k < parts.size(); ++k)
+        if (parts[k - 1] == pname && parts[k] == name) return true;
+    return false;
+  };
   std::error_code ec;
   int files = 0;
   for (fs::directory_iterator d(parent, ec), end; !ec && d != end; d.increment(ec)) {
@@ -280,10 +306,14 @@ bool scripts_import(const fs::path& parent, const std::string& name) {
     if (read.status != FileRead::Status::Ok || read.bytes.find(name) == std::string::npos) continue;
     for (const std::string& line : import_lines(read.bytes)) {
       const std::vector<std::string> w = import_words(line);
+      if (w.size() < 2) continue;
+      if (w[0] == "from") {  // `from m import a`: only m is a module
+        if (names_dir(w[1])) return true;
+        continue;
+      }
       for (size_t i = 1; i < w.size(); ++i) {
-        if (w[0] == "from" && i > 1) break;  // `from m import a`: only m is a module
         if (w[i] == "as" || w[i - 1] == "as" || w[i] == "import") continue;
-        if (w[i].substr(0, w[i].find('.')) == name) return true;
+        if (names_dir(w[i])) return true;
       }
     }
   }

@@ -351,5 +351,53 @@ TEST(CrossFile, AStrayScriptAboveAPackageDoesNotMoveItsRoot) {
   EXPECT_EQ(item_findings(dir, "app/core/engine.py"), 1);
 }
 
+// Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
+// I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
+// directory belongs with the step that imports it through its parent's name or relatively. A
+// directory whose parent's scripts name another package's directory of the same name does not move.
+TEST(CrossFile, NamespacePackageHelperBelongsWithTheStepThatImportsIt) {
+  const std::string helper =
+      "import torch\n"
+      "def grad_logger(named_params):\n"
+      "    out = []\n"
+      "    for n, p in named_params:\n"
+      "        if p.grad is not None:\n"
+      "            out.append(float(torch.norm(p.grad)))\n"
+      "    return out\n";
+  auto train = [](const std::string& import_line, const std::string& call) {
+    return "import torch\n" + import_line +
+           "\n"
+           "def main():\n"
+           "    model = torch.nn.Linear(4, 4).cuda()\n"
+           "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "    for x in range(10):\n"
+           "        loss = model(torch.randn(2, 4, device='cuda')).sum()\n"
+           "        loss.backward()\n"
+           "        opt.step()\n"
+           "        stats = " +
+           call + "(model.named_parameters())\n";
+  };
+  struct Case {
+    const char* import_line;
+    const char* call;
+    int expected;
+  };
+  const Case cases[] = {
+      {"from src.utils.logging import grad_logger", "grad_logger", 1},
+      {"from .utils.logging import grad_logger", "grad_logger", 1},
+      {"import src.utils.logging as slog", "slog.grad_logger", 1},
+      // Trap: `utils` here is another project's package, not src/utils.
+      {"from other.utils.logging import grad_logger", "grad_logger", 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.import_line);
+    testing::TempDir dir;
+    dir.write("proj/main.py", "from src.train import main\nmain()\n");
+    dir.write("proj/src/train.py", train(c.import_line, c.call));
+    dir.write("proj/src/utils/logging.py", helper);
+    EXPECT_EQ(findings_of((dir.path() / "proj/src/utils/logging.py").string(), "PFL202"), c.expected);
+  }
+}
+
 }  // namespace
 }  // namespace perflint
