@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 2";
+constexpr std::string_view kFactsVersion = "project-facts 3";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -33,6 +33,9 @@ void write_entry(serial::Out& o, const StepEntry& e) {
   o.str(e.function), o.str(e.path);
   o.n(e.cuda), o.n(e.positional), o.n(e.opaque_args), o.n(e.host_args), o.n(e.default_device);
   write_strings(o, e.keywords);
+  o.n(e.loss_positional.size());
+  for (uint32_t p : e.loss_positional) o.n(p);
+  write_strings(o, e.loss_keywords);
 }
 
 StepEntry read_entry(serial::In& in) {
@@ -45,6 +48,9 @@ StepEntry read_entry(serial::In& in) {
   e.host_args = in.n() != 0;
   e.default_device = in.n() != 0;
   e.keywords = read_strings(in);
+  const uint64_t losses = in.n();
+  for (uint64_t i = 0; in.ok && i < losses; ++i) e.loss_positional.push_back(in.n32());
+  e.loss_keywords = read_strings(in);
   return e;
 }
 

@@ -375,6 +375,14 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   if (e.opaque_args && !same->opaque_args) same->opaque_args = true, changed = true;
   if (!e.host_args && same->host_args) same->host_args = false, changed = true;
   if (e.default_device && !same->default_device) same->default_device = true, changed = true;
+  // The loss is bound to a parameter only where every call binds it there.
+  const auto keep_common = [&changed](auto& mine, const auto& theirs) {
+    const size_t before = mine.size();
+    std::erase_if(mine, [&](const auto& x) { return std::find(theirs.begin(), theirs.end(), x) == theirs.end(); });
+    changed = changed || mine.size() != before;
+  };
+  keep_common(same->loss_positional, e.loss_positional);
+  keep_common(same->loss_keywords, e.loss_keywords);
   if (e.cuda && !same->cuda) {
     same->path = e.path;
     same->cuda = true;
@@ -419,7 +427,7 @@ void FileProjectContext::link_root(const std::string& root) {
       if (!r || r->first == file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
-                  c.opaque_args, c.host_args, default_device};
+                  c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords};
       // A path through more files than kMaxDepth is not followed further.
       size_t hops = 0;
       for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
@@ -501,6 +509,9 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     out.append(e.default_device ? " default-device" : "");
     out.append(" ").append(std::to_string(e.positional));
     for (const auto& k : e.keywords) out.append(" ").append(k);
+    out.append(" loss");
+    for (uint32_t p : e.loss_positional) out.append(" ").append(std::to_string(p));
+    for (const auto& k : e.loss_keywords) out.append(" ").append(k);
   }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function

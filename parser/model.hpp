@@ -163,6 +163,9 @@ class Model {
   // of this file binds to it (empty when one of them binds none, passes *args/**kwargs, or the
   // function is not called per step here).
   std::vector<TSNode> step_arguments(TSNode name) const;
+  // `name` is a parameter (not rebound) of a function another file's step runs, and every call that
+  // runs it binds the loss that step calls backward on (`misc.check_nan_losses(loss)`).
+  bool bound_to_step_loss(TSNode name) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
   bool is_batch_expression(TSNode expr) const;
   // The loader whose batches reach `expr`, when known.

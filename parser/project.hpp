@@ -60,6 +60,10 @@ struct StepCall {
   uint32_t positional = 0;
   bool opaque_args = false;
   bool host_args = false;  // every argument is a host scalar (`loss.item()`, a literal, an lr)
+  // The arguments that are the step's loss, the tensor the caller calls backward on
+  // (`misc.check_nan_losses(loss)` before `loss.backward()`): by position and by keyword.
+  std::vector<uint32_t> loss_positional;
+  std::vector<std::string> loss_keywords;
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -75,6 +79,9 @@ struct StepEntry {
   // A file on the way sets a CUDA default device or tensor type (`torch.set_default_tensor_type(
   // 'torch.cuda.FloatTensor')` in the entry script): torch factories here may build on the GPU.
   bool default_device = false;
+  // Where every call passes the step's loss (see StepCall): a device tensor in a CUDA step.
+  std::vector<uint32_t> loss_positional;
+  std::vector<std::string> loss_keywords;
 };
 
 struct ModuleSummary {

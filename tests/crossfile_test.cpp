@@ -351,6 +351,15 @@ TEST(CrossFile, AStrayScriptAboveAPackageDoesNotMoveItsRoot) {
   EXPECT_EQ(item_findings(dir, "app/core/engine.py"), 1);
 }
 
+TEST(CrossFile, TheLossAnotherFilesStepHandsOverIsADeviceTensorInTheHelper) {
+  // tests/fixtures/crossfile_loss_argument/: train.py hands the loss it calls backward on to helpers
+  // in checks.py (by position, by keyword, to a method of an instance): math.isnan()/float() there
+  // is a sync every step (SlowFast's misc.check_nan_losses, held-out round 9). Traps: the loss handed
+  // over after `loss = loss.item()`, a float literal, and a helper one call hands the loss and
+  // another a float.
+  check_project(kDir.parent_path() / "crossfile_loss_argument", 2);
+}
+
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
 // I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
 // directory belongs with the step that imports it through its parent's name or relatively. A

@@ -82,7 +82,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   if (external.empty()) return;
@@ -177,12 +177,65 @@ std::vector<StepCall> Model::step_calls() const {
     s.host_args = !s.opaque_args && (!c.positional.empty() || !c.keywords.empty());
     for (TSNode p : c.positional) s.host_args = s.host_args && impl_->host_scalar(p, 0);
     for (const Argument& a : c.keywords) s.host_args = s.host_args && a.name != "**" && impl_->host_scalar(a.value, 0);
+    if (!s.opaque_args) {
+      for (size_t i = 0; i < c.positional.size(); ++i)
+        if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
+      for (const Argument& a : c.keywords)
+        if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
+    }
     if (!s.path.empty() && !cuda)
       for (const auto& e : impl_->external)
         if (e.path == s.path) s.cuda = e.cuda;
     out.push_back(std::move(s));
   }
   return out;
+}
+
+bool Model::Impl::is_backward_target(TSNode e) const {
+  e = unparenthesized(e);
+  if (!is(e, "identifier")) return false;
+  if (!backward_targets_) {
+    backward_targets_.emplace();
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (c.method != "backward") continue;
+      // `loss.backward()`, `scaler.scale(loss).backward()`; `accelerator.backward(loss)`,
+      // `model_engine.backward(loss)` (a loss-named argument: `out.backward(grad)` is out's).
+      TSNode target = c.receiver;
+      if (!c.positional.empty() && is(c.positional.front(), "identifier") && icontains(t(c.positional.front()), "loss"))
+        target = c.positional.front();
+      if (is(target, "call"))
+        if (const CallInfo* s = call_info(target); s && s->method == "scale" && s->positional.size() == 1)
+          target = s->positional.front();
+      target = unparenthesized(target);
+      if (!is(target, "identifier")) continue;
+      const TSNode fn = call_ctx[i].function;
+      backward_targets_->push_back({null(fn) ? UINT32_MAX : ts_node_start_byte(fn), t(target), ts_node_start_byte(c.node)});
+    }
+  }
+  if (backward_targets_->empty()) return false;
+  const TSNode fn = function_containing(e);
+  const uint32_t in = null(fn) ? UINT32_MAX : ts_node_start_byte(fn), use = ts_node_start_byte(e);
+  const std::string_view name = t(e);
+  for (const BackwardTarget& b : *backward_targets_) {
+    if (b.function != in || b.name != name) continue;
+    // Nothing rebinds the name between this use and the backward, before or after it (SlowFast's
+    // `misc.check_nan_losses(loss)` ... `scaler.scale(loss).backward()` ... `loss = loss.item()`).
+    const uint32_t lo = std::min(use, b.at), hi = std::max(use, b.at);
+    auto it = std::lower_bound(all_assigns.begin(), all_assigns.end(), lo, [](const Assign& a, uint32_t at) {
+      return ts_node_start_byte(a.statement) < at;
+    });
+    bool rebound = false;
+    std::vector<std::string_view> names;
+    for (; it != all_assigns.end() && ts_node_start_byte(it->statement) < hi && !rebound; ++it) {
+      if (!ts::same(it->ctx.function, fn) && !(null(it->ctx.function) && null(fn))) continue;
+      names.clear();
+      bound_names(it->target, text, names);
+      rebound = std::find(names.begin(), names.end(), name) != names.end();
+    }
+    if (!rebound) return true;
+  }
+  return false;
 }
 
 bool Model::Impl::host_scalar(TSNode e, int depth) const {

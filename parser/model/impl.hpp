@@ -425,6 +425,16 @@ struct Model::Impl {
   // `len(...)`, an optimizer's `param_groups[i][key]`, arithmetic of those, a name only ever
   // assigned such values in its scope.
   bool host_scalar(TSNode e, int depth) const;
+  // `e` names the tensor its function calls backward on (`loss.backward()`,
+  // `scaler.scale(loss).backward()`, `accelerator.backward(loss)`), with no assignment to the name
+  // between `e` and that backward.
+  bool is_backward_target(TSNode e) const;
+  struct BackwardTarget {
+    uint32_t function;  // start byte of the function, UINT32_MAX at module level
+    std::string_view name;
+    uint32_t at;  // start byte of the backward call
+  };
+  mutable std::optional<std::vector<BackwardTarget>> backward_targets_;  // built on the first question
   // `isinstance(v, torch.Tensor)` / `torch.is_tensor(v)` among the frames: code that runs for tensors only.
   bool under_tensor_test(const Context& ctx) const;
 

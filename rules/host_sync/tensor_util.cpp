@@ -280,6 +280,8 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
       if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
+      // The loss another file's step hands over (`misc.check_nan_losses(loss)`).
+      if (model.bound_to_step_loss(n)) return true;
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
       if (depth < 4) {
