@@ -345,10 +345,17 @@ class RulePFL202 final : public Rule {
     if (condition) {
       TSNode t = tested_tensor(model, node, losses);
       if (ts_node_is_null(t)) return;
-      const bool guard = is_nan_guard(model, t);
+      // A flag tested here (`bad = torch.isnan(loss).any()` ... `if bad:`): name what it holds.
+      TSNode held = ts::is(t, "identifier") ? reaching_value(model, t).value : TSNode{};
+      if (!ts_node_is_null(held) && (ts::is(held, "identifier") || !is_tensor_like(model, held, losses))) held = TSNode{};
+      const bool guard = is_nan_guard(model, t) || (!ts_node_is_null(held) && is_nan_guard(model, held));
+      const std::string what =
+          ts_node_is_null(held) ? "`" + short_text(model, t) + "`"
+                                : "`" + short_text(model, t) + "` (`" + short_text(model, held) + "`, line " +
+                                      std::to_string(model.source().position(ts_node_start_byte(held)).line) + ")";
       Finding& f = out.report(
           t,
-          "`" + short_text(model, t) + "` tests a device tensor as a Python bool every training step: it is a sync (" +
+          what + " tests a device tensor as a Python bool every training step: it is a sync (" +
               std::string(kWaits) + ") and a copy to the host" + (guard ? "; a NaN/inf guard is a deliberate one" : ""),
           guard ? "keep it if stopping a diverging run matters more than the sync; or check every N steps, or use "
                   "`torch.nan_to_num`/a device-side flag read when logging"

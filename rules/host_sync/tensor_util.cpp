@@ -267,6 +267,25 @@ bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std
 
 }  // namespace
 
+namespace {
+
+// A comparison, a boolean operation, or a call that tests values (`torch.isnan(x)`, `x.any()`,
+// `t.isfinite().all()`): what a flag is bound to before `if flag:`. Whether its operands are device
+// tensors is is_tensor_like's question.
+bool is_tensor_test(const Model& model, TSNode v) {
+  if (ts_node_is_null(v)) return false;
+  const std::string_view k = ts::kind(v);
+  if (k == "comparison_operator" || k == "boolean_operator" || k == "not_operator") return !identity_or_membership_test(v);
+  if (k != "call") return false;
+  const CallInfo* c = model.call(v);
+  if (!c) return false;
+  for (std::string_view test : {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "any", "all"})
+    if (c->method == test || c->qualname == std::string("torch.").append(test)) return true;
+  return false;
+}
+
+}  // namespace
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
   std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
@@ -282,6 +301,12 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
       if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
       // The loss another file's step hands over (`misc.check_nan_losses(loss)`).
       if (model.bound_to_step_loss(n)) return true;
+      // A name bound, where it is read, to a test of tensors (`bad = torch.isnan(loss).any()`,
+      // `big = loss > 10`, `ok = not torch.isfinite(grad_norm)`): the test's operands decide.
+      if (depth < 4) {
+        const TSNode v = unparen(reaching_value(model, n).value);
+        if (is_tensor_test(model, v)) todo.emplace_back(v, depth + 1);
+      }
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
       if (depth < 4) {
@@ -309,7 +334,7 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
     } else if (k == "subscript") {
       todo.emplace_back(field(n, "value"), depth + 1);
     } else if (k == "binary_operator" || k == "comparison_operator" || k == "boolean_operator" ||
-               k == "unary_operator") {
+               k == "unary_operator" || k == "not_operator") {
       for (TSNode c : ts::named_children(n)) todo.emplace_back(c, depth + 1);
     }
   }
