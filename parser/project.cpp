@@ -29,7 +29,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   // other files' steps run in this module counts (the project linker bounds the recursion).
   Model model(*source, tree.root(), {}, project);
   m.uses_cuda = model.uses_cuda();
-  for (std::string_view w : {"autocast", "GradScaler", "float16", ".half(", "bfloat16", "mixed_precision"})
+  for (std::string_view w : {"autocast", "GradScaler", "float16", ".half(", "bfloat16", "mixed_precision", "amp.initialize"})
     m.mentions_reduced_precision = m.mentions_reduced_precision || text.find(w) != std::string::npos;
   if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
   m.imports = model.imported_module_names();

@@ -33,6 +33,16 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
     }
     return K::Present;
   }
+  // NVIDIA apex AMP (`model, optimizer = amp.initialize(model, optimizer, opt_level="O1")`, glow-tts
+  // and other pre-torch.amp code): O1-O3 compute in 16 bits, O0 is fp32; a level from a config is
+  // decided at launch.
+  if (q == "apex.amp.initialize") {
+    const Argument* level = c.keyword("opt_level");
+    const Value v = level ? model.evaluate(level->value) : Value{};
+    if (v.kind != Value::Kind::String) return K::Unknown;
+    return v.s == "O0" ? K::None : K::Present;
+  }
+  if (q == "apex.fp16_utils.FP16_Optimizer" || q == "apex.contrib.optimizers.FP16_Optimizer") return K::Present;
   // Accelerate and DeepSpeed take the precision from a config file or the launcher
   // (`accelerate launch --mixed_precision bf16`): not decidable from this file.
   if ((q == "accelerate.Accelerator" && !c.keyword("mixed_precision")) || q == "deepspeed.initialize")
