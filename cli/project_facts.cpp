@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 3";
+constexpr std::string_view kFactsVersion = "project-facts 4";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -36,6 +36,8 @@ void write_entry(serial::Out& o, const StepEntry& e) {
   o.n(e.loss_positional.size());
   for (uint32_t p : e.loss_positional) o.n(p);
   write_strings(o, e.loss_keywords);
+  o.n(e.keyword_truths.size());
+  for (const auto& [k, truth] : e.keyword_truths) o.str(k), o.n(truth);
 }
 
 StepEntry read_entry(serial::In& in) {
@@ -51,6 +53,11 @@ StepEntry read_entry(serial::In& in) {
   const uint64_t losses = in.n();
   for (uint64_t i = 0; in.ok && i < losses; ++i) e.loss_positional.push_back(in.n32());
   e.loss_keywords = read_strings(in);
+  const uint64_t truths = in.n();
+  for (uint64_t i = 0; in.ok && i < truths; ++i) {
+    std::string k = in.str();
+    e.keyword_truths.emplace_back(std::move(k), in.n() != 0);
+  }
   return e;
 }
 

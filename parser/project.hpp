@@ -64,6 +64,8 @@ struct StepCall {
   // (`misc.check_nan_losses(loss)` before `loss.backward()`): by position and by keyword.
   std::vector<uint32_t> loss_positional;
   std::vector<std::string> loss_keywords;
+  // Keywords passed a value of known truth (`gen=False`, `train=True`, an argparse default).
+  std::vector<std::pair<std::string, bool>> keyword_truths;
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -82,6 +84,8 @@ struct StepEntry {
   // Where every call passes the step's loss (see StepCall): a device tensor in a CUDA step.
   std::vector<uint32_t> loss_positional;
   std::vector<std::string> loss_keywords;
+  // Keywords every call passes with the same known truth (see StepCall).
+  std::vector<std::pair<std::string, bool>> keyword_truths;
 };
 
 struct ModuleSummary {

@@ -360,6 +360,13 @@ TEST(CrossFile, TheLossAnotherFilesStepHandsOverIsADeviceTensorInTheHelper) {
   check_project(kDir.parent_path() / "crossfile_loss_argument", 2);
 }
 
+TEST(CrossFile, AKeywordPassedTheDefaultsOwnValueKeepsItsBranchOff) {
+  // tests/fixtures/crossfile_literal_switch/: train.py calls `generator(batch, gen=False)`; model.py's
+  // `if gen:` branch (a host tensor copied to the GPU) is inference only (glow-tts, held-out round
+  // 10). Trap: `decode(out, sample=True)` switches its branch on.
+  check_project(kDir.parent_path() / "crossfile_literal_switch", 2);
+}
+
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
 // I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
 // directory belongs with the step that imports it through its parent's name or relatively. A

@@ -82,7 +82,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   if (external.empty()) return;
@@ -182,6 +182,11 @@ std::vector<StepCall> Model::step_calls() const {
         if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
       for (const Argument& a : c.keywords)
         if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
+      const TSNode in = impl_->function_containing(c.node);
+      for (const Argument& a : c.keywords)
+        if (a.name != "**")
+          if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
+            s.keyword_truths.emplace_back(a.name, *truth);
     }
     if (!s.path.empty() && !cuda)
       for (const auto& e : impl_->external)

@@ -402,12 +402,24 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
     const CallInfo& c = calls[i];
     // Only calls that run with a step count (an inference path may pass it).
     if (fn.name != "__init__" && !step_where(call_ctx[i], 1).in()) continue;
-    if (c.star_args || c.unresolved_kwargs || c.keyword(param)) return std::nullopt;
+    if (c.star_args || c.unresolved_kwargs) return std::nullopt;
+    if (const Argument* a = c.keyword(param)) {
+      // Passed the default's own value (`model(x, gen=False)`): still off.
+      if (eval(a->value, call_ctx[i].function, 0).truthy() != truth) return std::nullopt;
+      continue;
+    }
     if (index >= 0 && static_cast<long>(c.positional.size()) > index) return std::nullopt;
   }
   if (fi < fn_external.size() && fn_external[fi] >= 0) {
     const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-    if (e.opaque_args || std::find(e.keywords.begin(), e.keywords.end(), param) != e.keywords.end()) return std::nullopt;
+    if (e.opaque_args) return std::nullopt;
+    // Passed by another file's step: only the same known value as the default's, by every call
+    // (glow-tts' `generator(x, ..., gen=False)` for `def forward(..., gen=False)`).
+    if (std::find(e.keywords.begin(), e.keywords.end(), param) != e.keywords.end()) {
+      const auto passed = std::find_if(e.keyword_truths.begin(), e.keyword_truths.end(),
+                                       [&](const auto& kt) { return kt.first == param; });
+      if (passed == e.keyword_truths.end() || passed->second != *truth) return std::nullopt;
+    }
     if (index >= 0 && static_cast<long>(e.positional) > index) return std::nullopt;
   }
   return truth;
