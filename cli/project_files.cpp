@@ -170,15 +170,19 @@ std::string project_text::project_root(const fs::path& file) {
 
 // Text level, as `assigns` is (see project_text.hpp).
 bool project_text::mentions_in_code(std::string_view text, std::string_view word) {
+  return first_in_code(text, word) != std::string_view::npos;
+}
+
+size_t project_text::first_in_code(std::string_view text, std::string_view word) {
   for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
     const size_t nl = text.rfind('\n', at);
     size_t first = nl == std::string_view::npos ? 0 : nl + 1;
     while (first < at && (text[first] == ' ' || text[first] == '\t')) ++first;
     const std::string_view lead = text.substr(first, at - first);
     if (lead.starts_with('#') || lead.starts_with(">>>") || lead.starts_with("... ")) continue;
-    return true;
+    return at;
   }
-  return false;
+  return std::string_view::npos;
 }
 
 std::vector<std::string> project_text::import_lines(std::string_view text) {

@@ -56,6 +56,9 @@ class FileProjectContext final : public ProjectContext {
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
+  // Text level: the module `target` resolves to defines the class and spells a convolution
+  // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.
+  std::string conv_evidence(const std::string& from_file, const std::string& target) override;
 
   // The linker's facts about each project root (its import graph, the step entries of its files,
   // the files that assign an attribute) kept in the result cache between runs, valid while every
@@ -109,6 +112,7 @@ class FileProjectContext final : public ProjectContext {
   static constexpr int kMaxVisits = 8;
   std::map<std::string, std::string> dir_fingerprints_;            // directory -> its .py files' stats
   std::map<std::string, std::unique_ptr<ModuleSummary>> option_summaries_;  // modules asked for options
+  std::map<std::string, std::string> conv_evidence_;  // (module file, class) -> "file:line" or empty
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists

@@ -565,6 +565,41 @@ const FunctionSummary* FileProjectContext::project_function(const std::string& f
   return nullptr;
 }
 
+std::string FileProjectContext::conv_evidence(const std::string& from_file, const std::string& target) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string& root = root_for(self);
+  const auto r = resolve_target(root, self.string(), target);
+  if (!r || r->first == self.string() || r->second.empty() || r->second.find('.') != std::string::npos) return {};
+  const std::string key = r->first + "\n" + r->second;
+  if (auto it = conv_evidence_.find(key); it != conv_evidence_.end()) return it->second;
+  std::string& out = conv_evidence_[key];
+  const std::string& text = text_of(r->first);
+  if (project_text::first_in_code(text, "class " + r->second) == std::string::npos) return out;
+  // A convolutional module: more convolutions than linear layers and matrix products spelled in
+  // it (a transformer whose LoRA layers use a grouped conv1d, lit-gpt's, is not one).
+  size_t first = std::string::npos, convs = 0, linears = 0;
+  const auto count = [&text](std::string_view w, size_t* earliest) {
+    size_t n = 0;
+    for (size_t from = 0;;) {
+      const size_t at = project_text::first_in_code(std::string_view(text).substr(from), w);
+      if (at == std::string::npos) return n;
+      if (earliest) *earliest = std::min(*earliest, from + at);
+      ++n;
+      from += at + w.size();
+    }
+  };
+  for (std::string_view w : {"Conv1d(", "Conv2d(", "Conv3d(", "ConvTranspose1d(", "ConvTranspose2d(", "ConvTranspose3d(",
+                             "conv1d(", "conv2d(", "conv3d(", "conv_transpose2d("})
+    convs += count(w, &first);
+  for (std::string_view w : {"Linear(", "matmul(", "bmm(", "einsum(", " @ "}) linears += count(w, nullptr);
+  if (first == std::string::npos || convs <= linears) return out;
+  const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
+  out = fs::path(r->first).lexically_relative(root).generic_string() + ":" + std::to_string(line);
+  return out;
+}
+
 std::optional<OptionDefault> FileProjectContext::option_default(const std::string& from_file,
                                                                 const std::string& source, std::string_view dest,
                                                                 std::string* module_path) {

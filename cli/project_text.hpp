@@ -20,5 +20,7 @@ std::vector<std::string> import_words(std::string_view s);
 // Whether `word` occurs in the text on a line that may be code: not on a comment line and not on a
 // doctest line (">>> ", "... "), as in the usage examples of library docstrings.
 bool mentions_in_code(std::string_view text, std::string_view word);
+// Where mentions_in_code finds `word` first (npos: nowhere).
+size_t first_in_code(std::string_view text, std::string_view word);
 
 }  // namespace perflint::project_text

@@ -166,6 +166,9 @@ class Model {
   // `name` is a parameter (not rebound) of a function another file's step runs, and every call that
   // runs it binds the loss that step calls backward on (`misc.check_nan_losses(loss)`).
   bool bound_to_step_loss(TSNode name) const;
+  // `call` builds an instance of a class another file of the project defines (`UNet(3, 64)` with
+  // `from model import UNet`), whose module builds convolutions: where ("model.py:12"), else empty.
+  std::string project_conv_evidence(const CallInfo& call) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
   bool is_batch_expression(TSNode expr) const;
   // The loader whose batches reach `expr`, when known.

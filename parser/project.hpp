@@ -160,6 +160,13 @@ class ProjectContext {
   // The summary of the function or method `target` names from `from_file` (a dotted name as its
   // imports give it: "trainer.BERTTrainer.__init__"), in another file of the project, after the
   // package re-exports; the module that holds it goes to `*module`. nullptr when not known.
+  // Where the project module that defines class `target` (a dotted name as `from_file`'s imports
+  // give it: "model.UNet") builds a convolution: "model.py:12" (the first one), else empty.
+  virtual std::string conv_evidence(const std::string& from_file, const std::string& target) {
+    (void)from_file;
+    (void)target;
+    return {};
+  }
   virtual const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                                   const ModuleSummary** module) {
     (void)from_file;

@@ -367,6 +367,13 @@ TEST(CrossFile, AKeywordPassedTheDefaultsOwnValueKeepsItsBranchOff) {
   check_project(kDir.parent_path() / "crossfile_literal_switch", 2);
 }
 
+TEST(CrossFile, AConvolutionalModelClassOfAnotherFileGetsTheCudnnAdvice) {
+  // tests/fixtures/crossfile_conv_model/: train.py trains nets.py's UNet (convolutions only): PFL503
+  // at its construction (minDiffusion, held-out round 10). Trap: train_vit.py trains vit.py's ViT,
+  // whose one convolution is its patch embedding among linear layers.
+  check_project(kDir.parent_path() / "crossfile_conv_model", 4);
+}
+
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
 // I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
 // directory belongs with the step that imports it through its parent's name or relatively. A

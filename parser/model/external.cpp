@@ -157,6 +157,15 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   return {};
 }
 
+std::string Model::project_conv_evidence(const CallInfo& c) const {
+  const std::string& q = c.qualname;
+  if (!impl_->project || q.empty() || q.find('.') == std::string::npos || library_root(q)) return {};
+  // A class by the convention of its name (`UNet`, `Generator`), not a factory function.
+  const char first = q[q.rfind('.') + 1];
+  if (first < 'A' || first > 'Z') return {};
+  return impl_->project->conv_evidence(impl_->src.path(), q);
+}
+
 std::vector<StepCall> Model::step_calls() const {
   std::vector<StepCall> out;
   const bool cuda = uses_cuda();

@@ -58,6 +58,15 @@ class RulePFL503 final : public Rule {
   void check(TSNode, const Model& model, Emitter& out) const override {
     if (!model.has_step_loop()) return;
     const CallInfo* conv = first_call(model, is_conv_call);
+    // Or the model is a class of another file of the project that builds convolutions
+    // (`from model import Generator`; stylegan2-pytorch, minDiffusion's UNet).
+    std::string elsewhere;
+    if (!conv)
+      for (const CallInfo& c : model.calls())
+        if (!(elsewhere = model.project_conv_evidence(c)).empty()) {
+          conv = &c;
+          break;
+        }
     if (!conv) return;
     TSNode disabled{};
     for (TSNode a : model.nodes_of_kind("assignment")) {
@@ -87,11 +96,15 @@ class RulePFL503 final : public Rule {
                                   std::string(kMessage.substr(kMessage.find("each convolution"))),
                               "set it to `True` (reproducibility is `torch.backends.cudnn.deterministic = True`'s job)");
       if (auto n = origin_note(out, "benchmark", v)) f.notes.push_back(*n);
-      f.notes.push_back(out.note(conv->node, "the model uses convolutions (line " + conv_line + ")"));
+      f.notes.push_back(out.note(conv->node, elsewhere.empty() ? "the model uses convolutions (line " + conv_line + ")"
+                                                               : "the model's class builds convolutions (" + elsewhere + ")"));
       f.notes.push_back(Note{std::string(kShapes), std::nullopt});
       return;
     }
     Finding& f = out.report(conv->node, std::string(kMessage), std::string(kFix));
+    if (!elsewhere.empty())
+      f.notes.push_back(Note{"`" + std::string(model.text(conv->function)) + "` builds convolutions (" + elsewhere + ")",
+                             std::nullopt});
     f.notes.push_back(Note{std::string(kShapes), std::nullopt});
   }
 };
