@@ -116,7 +116,10 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       // Test code is not the project's training step (a test that trains a few steps reaches
       // helpers the way no run does): tests/, testing/, test_*.py, *_test.py are not seeds.
       // Not in comments or docstring examples (`>>> loss.backward()` in a library's documentation).
-      if (project_text::mentions_in_code(text, ".backward(") && project_text::mentions_in_code(text, ".step(") &&
+      // The optimizer step may be a mixed-precision trainer's (`self.mp_trainer.backward(loss)`,
+      // `self.mp_trainer.optimize(self.opt)`: guided-diffusion, consistency_models).
+      if (project_text::mentions_in_code(text, ".backward(") &&
+          (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".optimize(")) &&
           !test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1)))))
         g.has_step_text.insert(f);
       const std::string dir = f.substr(0, f.rfind('/'));

@@ -374,6 +374,14 @@ TEST(CrossFile, AConvolutionalModelClassOfAnotherFileGetsTheCudnnAdvice) {
   check_project(kDir.parent_path() / "crossfile_conv_model", 4);
 }
 
+TEST(CrossFile, AMixedPrecisionTrainersOptimizeIsTheStepAndItsDeviceComesFromTheScript) {
+  // tests/fixtures/crossfile_mp_trainer/: diff/train_util.py's backward runs in a micro-batch loop,
+  // its optimizer step through `self.mp_trainer.optimize(self.opt)` in the caller, and its device
+  // from dist_util.dev(): diff/fp16_util.py's per-parameter .item() runs every step
+  // (consistency_models and guided-diffusion). Trap: the fp16 path, off by default.
+  check_project(kDir.parent_path() / "crossfile_mp_trainer", 5);
+}
+
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
 // I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
 // directory belongs with the step that imports it through its parent's name or relatively. A

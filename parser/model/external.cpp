@@ -168,7 +168,9 @@ std::string Model::project_conv_evidence(const CallInfo& c) const {
 
 std::vector<StepCall> Model::step_calls() const {
   std::vector<StepCall> out;
-  const bool cuda = uses_cuda();
+  // CUDA use here, or in the script that imports this file or a project module it imports
+  // (guided-diffusion's and consistency_models' train_util.py take the device from dist_util.dev()).
+  const bool cuda = uses_cuda() || cuda_importer() != nullptr;
   for (const CallInfo& c : impl_->calls) {
     std::string target = impl_->outgoing_target(c);
     if (target.empty()) continue;

@@ -65,6 +65,9 @@ bool Model::Impl::is_marker(const CallInfo& c) const {
     // scaler.step(optimizer)
     if (!c.positional.empty() && optimizer_like(c.positional.front())) return true;
   }
+  // A mixed-precision trainer's optimizer step (`self.mp_trainer.optimize(self.opt)`: guided-
+  // diffusion, consistency_models), after a backward in a micro-batch loop of another function.
+  if (c.method == "optimize" && !c.positional.empty() && optimizer_like(c.positional.front())) return true;
   return false;
 }
 
