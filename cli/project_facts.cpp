@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 4";
+constexpr std::string_view kFactsVersion = "project-facts 5";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -38,6 +38,9 @@ void write_entry(serial::Out& o, const StepEntry& e) {
   write_strings(o, e.loss_keywords);
   o.n(e.keyword_truths.size());
   for (const auto& [k, truth] : e.keyword_truths) o.str(k), o.n(truth);
+  o.n(e.non_none_positional.size());
+  for (uint32_t p : e.non_none_positional) o.n(p);
+  write_strings(o, e.non_none_keywords);
 }
 
 StepEntry read_entry(serial::In& in) {
@@ -58,6 +61,9 @@ StepEntry read_entry(serial::In& in) {
     std::string k = in.str();
     e.keyword_truths.emplace_back(std::move(k), in.n() != 0);
   }
+  const uint64_t set = in.n();
+  for (uint64_t i = 0; in.ok && i < set; ++i) e.non_none_positional.push_back(in.n32());
+  e.non_none_keywords = read_strings(in);
   return e;
 }
 

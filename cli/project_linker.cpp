@@ -387,6 +387,8 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   keep_common(same->loss_positional, e.loss_positional);
   keep_common(same->loss_keywords, e.loss_keywords);
   keep_common(same->keyword_truths, e.keyword_truths);
+  keep_common(same->non_none_positional, e.non_none_positional);
+  keep_common(same->non_none_keywords, e.non_none_keywords);
   if (e.cuda && !same->cuda) {
     same->path = e.path;
     same->cuda = true;
@@ -431,7 +433,8 @@ void FileProjectContext::link_root(const std::string& root) {
       if (!r || r->first == file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
-                  c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords, c.keyword_truths};
+                  c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords, c.keyword_truths,
+                  c.non_none_positional, c.non_none_keywords};
       // A path through more files than kMaxDepth is not followed further.
       size_t hops = 0;
       for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
@@ -517,6 +520,9 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     for (uint32_t p : e.loss_positional) out.append(" ").append(std::to_string(p));
     for (const auto& k : e.loss_keywords) out.append(" ").append(k);
     for (const auto& [k, truth] : e.keyword_truths) out.append(" ").append(k).append(truth ? "=1" : "=0");
+    out.append(" set");
+    for (uint32_t p : e.non_none_positional) out.append(" ").append(std::to_string(p));
+    for (const auto& k : e.non_none_keywords) out.append(" ").append(k);
   }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function

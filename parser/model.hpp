@@ -228,6 +228,10 @@ class Model {
   }
 
  private:
+  // `e` is certainly not None where it is passed: a literal, arithmetic, a torch function's or a
+  // tensor method's result, or a name every binding of which is one (a parameter: what every
+  // per-step call binds to it).
+  bool non_none(TSNode e, int depth) const;
   const void* find_derived(void (*key)()) const;
   void keep_derived(void (*key)(), std::shared_ptr<const void> value) const;
 

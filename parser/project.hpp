@@ -66,6 +66,9 @@ struct StepCall {
   std::vector<std::string> loss_keywords;
   // Keywords passed a value of known truth (`gen=False`, `train=True`, an argparse default).
   std::vector<std::pair<std::string, bool>> keyword_truths;
+  // Arguments certainly not None (a tensor the step computed, a literal): by position and keyword.
+  std::vector<uint32_t> non_none_positional;
+  std::vector<std::string> non_none_keywords;
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -86,6 +89,9 @@ struct StepEntry {
   std::vector<std::string> loss_keywords;
   // Keywords every call passes with the same known truth (see StepCall).
   std::vector<std::pair<std::string, bool>> keyword_truths;
+  // Where every call passes a value that is certainly not None (see StepCall).
+  std::vector<uint32_t> non_none_positional;
+  std::vector<std::string> non_none_keywords;
 };
 
 struct ModuleSummary {

@@ -382,6 +382,14 @@ TEST(CrossFile, AMixedPrecisionTrainersOptimizeIsTheStepAndItsDeviceComesFromThe
   check_project(kDir.parent_path() / "crossfile_mp_trainer", 5);
 }
 
+TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
+  // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
+  // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs
+  // (glow-tts' commons.squeeze, held-out round 10). Traps: pad() called without a mask, unsqueeze()
+  // with a name bound to None.
+  check_project(kDir.parent_path() / "crossfile_none_test", 2);
+}
+
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in
 // I-JEPA: src/train.py imports `src.utils.logging`, main.py imports `src.train`): the helper's
 // directory belongs with the step that imports it through its parent's name or relatively. A

@@ -82,7 +82,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   if (external.empty()) return;
@@ -193,6 +193,10 @@ std::vector<StepCall> Model::step_calls() const {
         if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
       for (const Argument& a : c.keywords)
         if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
+      for (size_t i = 0; i < c.positional.size(); ++i)
+        if (non_none(c.positional[i], 0)) s.non_none_positional.push_back(static_cast<uint32_t>(i));
+      for (const Argument& a : c.keywords)
+        if (a.name != "**" && non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
       const TSNode in = impl_->function_containing(c.node);
       for (const Argument& a : c.keywords)
         if (a.name != "**")
@@ -205,6 +209,33 @@ std::vector<StepCall> Model::step_calls() const {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+bool Model::non_none(TSNode e, int depth) const {
+  e = unparenthesized(e);
+  if (null(e) || depth > 4) return false;
+  const std::string_view k = kind(e);
+  if (k == "integer" || k == "float" || k == "string" || k == "true" || k == "false" || k == "list" ||
+      k == "dictionary" || k == "tuple" || k == "binary_operator")
+    return true;
+  if (k == "call") {
+    const CallInfo* c = call(e);
+    if (!c) return false;
+    if (c->qualname.starts_with("torch.") && c->qualname.find(".get") == std::string::npos) return true;
+    for (std::string_view m : {"to", "cuda", "float", "half", "long", "int", "bool", "view", "reshape", "unsqueeze",
+                               "squeeze", "transpose", "permute", "contiguous", "detach", "clone", "sum", "mean",
+                               "expand", "repeat", "masked_fill", "type_as", "flatten"})
+      if (c->method == m) return true;
+    return false;
+  }
+  if (k != "identifier") return false;
+  // A parameter: what every per-step call of this file binds to it.
+  const std::vector<TSNode> bound = step_arguments(e);
+  if (!bound.empty())
+    return std::all_of(bound.begin(), bound.end(), [&](TSNode b) { return non_none(b, depth + 1); });
+  if (!only_plainly_assigned(e, text(e))) return false;
+  const std::vector<TSNode> values = visible_values(e, text(e));
+  return !values.empty() && std::all_of(values.begin(), values.end(), [&](TSNode v) { return non_none(v, depth + 1); });
 }
 
 bool Model::Impl::is_backward_target(TSNode e) const {

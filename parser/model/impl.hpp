@@ -587,6 +587,9 @@ struct Model::Impl {
   bool off_by_default(size_t fi, const Context& ctx) const;
   // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
   std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
+  // The truth of `p is None` / `p is not None` for a parameter `p` of function `fi` that only other
+  // files' steps run, each call passing a value certainly not None (StepEntry::non_none_*).
+  std::optional<bool> none_test_truth(size_t fi, TSNode cond) const;
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
   mutable std::optional<std::unordered_map<std::string_view, std::vector<std::pair<TSNode, TSNode>>>>

@@ -378,12 +378,51 @@ bool Model::Impl::off_by_default(size_t fi, const Context& ctx) const {
       cond = unparenthesized(field(cond, "argument"));
     }
     std::optional<bool> by_default;
-    if (is(cond, "identifier")) by_default = parameter_default_truth(fi, t(cond));
+    if (is(cond, "comparison_operator")) by_default = none_test_truth(fi, cond);
+    else if (is(cond, "identifier")) by_default = parameter_default_truth(fi, t(cond));
     else if (is(cond, "attribute") && t(field(cond, "object")) == "self") by_default = attribute_default_truth(cond);
     if (!by_default) continue;
     if ((*by_default != negated) != wanted) return true;
   }
   return false;
+}
+
+std::optional<bool> Model::Impl::none_test_truth(size_t fi, TSNode cond) const {
+  // `p is None` / `p is not None` on a parameter `p`.
+  if (ts_node_named_child_count(cond) != 2 || ts_node_child_count(cond) < 3) return std::nullopt;
+  const TSNode left = ts_node_named_child(cond, 0), right = ts_node_named_child(cond, 1);
+  if (!is(left, "identifier") || !is(right, "none")) return std::nullopt;
+  std::string op;
+  for (uint32_t i = 0; i < ts_node_child_count(cond); ++i)
+    if (const TSNode c = ts_node_child(cond, i); !ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(t(c));
+  if (op != "is" && op != "is not") return std::nullopt;
+  const Function& fn = functions[fi];
+  const std::string_view param = t(left);
+  const auto p = std::find(fn.params.begin(), fn.params.end(), param);
+  if (p == fn.params.end() || fi >= fn_external.size() || fn_external[fi] < 0) return std::nullopt;
+  // Not rebound in the function before the test.
+  const uint32_t at = ts_node_start_byte(cond);
+  std::vector<std::string_view> names;
+  for (const Assign& a : all_assigns) {
+    if (ts_node_start_byte(a.statement) >= at) break;
+    if (!ts::same(a.ctx.function, fn.node)) continue;
+    names.clear();
+    bound_names(a.target, text, names);
+    if (std::find(names.begin(), names.end(), param) != names.end()) return std::nullopt;
+  }
+  // Only other files' steps run it, and every one of their calls passes a value certainly not None
+  // (glow-tts' commons.squeeze(x, x_mask, ...) with the decoder's mask): `p is None` is false.
+  for (size_t i : callers[fi])
+    if (step_where(call_ctx[i], 1).in()) return std::nullopt;
+  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
+  if (e.opaque_args) return std::nullopt;
+  const bool method = !fn.params.empty() && fn.params.front() == "self";
+  const long index = static_cast<long>(p - fn.params.begin()) - (method ? 1 : 0);
+  const bool set = std::find(e.non_none_keywords.begin(), e.non_none_keywords.end(), param) != e.non_none_keywords.end() ||
+                   (index >= 0 && std::find(e.non_none_positional.begin(), e.non_none_positional.end(),
+                                            static_cast<uint32_t>(index)) != e.non_none_positional.end());
+  if (!set) return std::nullopt;
+  return op == "is not";
 }
 
 std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
