@@ -486,7 +486,19 @@ struct Model::Impl {
   // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
   std::string qualname_of(TSNode n) const;
 
-  void record_import(TSNode stmt, TSNode parent);
+  void record_import(TSNode stmt, TSNode parent, const Context& ctx);
+  // A name imported under conditions (`if args.arch == "stylegan2": from model import Generator`
+  // / `elif args.arch == "swagan": from swagan import Generator`): each (local name, qualified name,
+  // where). After the argparse options are known, the name means the last import whose branch the
+  // defaults do not switch off (not simply the last one written), and the calls through it are
+  // resolved again.
+  struct ConditionalAlias {
+    std::string_view local;
+    std::string qualified;
+    Context ctx;
+  };
+  std::vector<ConditionalAlias> conditional_aliases;
+  void choose_conditional_imports();
 
   // ---- calls ----------------------------------------------------------------------------------
   // The walk fills the callee, receiver, method and arguments as it passes them.

@@ -33,20 +33,26 @@ std::string Model::Impl::qualname_of(TSNode n) const {
   return out;
 }
 
-void Model::Impl::record_import(TSNode stmt, TSNode parent) {
+void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) {
   const bool top_level = is(parent, "module");
   if (top_level) last_import = stmt;
+  const bool conditional = std::any_of(ctx.frames.begin(), ctx.frames.end(),
+                                       [](const Frame& f) { return f.kind == Frame::Kind::Condition; });
+  const auto alias = [&](std::string_view local, std::string qualified) {
+    if (conditional) conditional_aliases.push_back({local, qualified, ctx});
+    aliases[local] = std::move(qualified);
+  };
   if (is(stmt, "import_statement")) {
     for (TSNode c : ts::named_children(stmt)) {
       if (is(c, "dotted_name")) {
         const std::string full(t(c));
         const std::string_view first = t(c).substr(0, t(c).find('.'));  // a view into the source
-        aliases[first] = std::string(first);
+        alias(first, std::string(first));
         imported_modules.push_back(full);
         import_nodes.emplace_back(full, stmt);
       } else if (is(c, "aliased_import")) {
         const std::string full(t(field(c, "name")));
-        aliases[t(field(c, "alias"))] = full;
+        alias(t(field(c, "alias")), full);
         imported_modules.push_back(full);
         import_nodes.emplace_back(full, stmt);
       }
@@ -67,7 +73,7 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent) {
         if (is(c, "dotted_name")) local = name = t(c);
         else if (is(c, "aliased_import")) { local = t(field(c, "alias")); name = t(field(c, "name")); }
         else continue;
-        aliases[local] = base.empty() ? std::string(name) : base + "." + std::string(name);
+        alias(local, base.empty() ? std::string(name) : base + "." + std::string(name));
         if (base.empty()) imported_modules.emplace_back(name);
       }
       return;
@@ -81,11 +87,39 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent) {
       TSNode c = ts_node_named_child(stmt, i);
       if (ts::same(c, mod)) continue;
       if (is(c, "dotted_name")) {
-        aliases[t(c)] = module + "." + std::string(t(c));
+        alias(t(c), module + "." + std::string(t(c)));
       } else if (is(c, "aliased_import")) {
-        aliases[t(field(c, "alias"))] = module + "." + std::string(t(field(c, "name")));
+        alias(t(field(c, "alias")), module + "." + std::string(t(field(c, "name"))));
       }
     }
+  }
+}
+
+void Model::Impl::choose_conditional_imports() {
+  if (conditional_aliases.size() < 2) return;
+  std::vector<std::string_view> changed;
+  for (size_t i = 0; i < conditional_aliases.size(); ++i) {
+    const std::string_view local = conditional_aliases[i].local;
+    if (std::find(changed.begin(), changed.end(), local) != changed.end()) continue;
+    // The last import of the name whose branch runs with the defaults.
+    const ConditionalAlias* chosen = nullptr;
+    bool several = false;
+    for (size_t j = 0; j < conditional_aliases.size(); ++j) {
+      const ConditionalAlias& a = conditional_aliases[j];
+      if (a.local != local) continue;
+      several = several || j != i;
+      if (std::none_of(a.ctx.frames.begin(), a.ctx.frames.end(), [&](const Frame& f) { return flag_off(f, a.ctx.function); }))
+        chosen = &a;
+    }
+    if (!several || !chosen || aliases[local] == chosen->qualified) continue;
+    aliases[local] = chosen->qualified;
+    changed.push_back(local);
+  }
+  if (changed.empty()) return;
+  for (auto& c : calls) {
+    const std::string_view callee = t(c.function);
+    if (std::find(changed.begin(), changed.end(), callee.substr(0, callee.find_first_of(".([ "))) != changed.end())
+      c.qualname = qualname_of(c.function);
   }
 }
 

@@ -63,6 +63,45 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     if (inner.kind == Value::Kind::Int && t(op) == "-") { inner.i = -inner.i; return inner; }
     return Value{};
   }
+  if (k == "not_operator") {
+    Value inner = eval(field(n, "argument"), function, depth + 1);
+    const std::optional<bool> truth = inner.truthy();
+    if (!truth) return Value{};
+    inner.kind = Value::Kind::Bool;
+    inner.b = !*truth;
+    inner.origin = n;
+    return inner;
+  }
+  if (k == "comparison_operator") {
+    // `args.arch == "stylegan2"`, `opt.mode != 'test'`: two known values of one kind.
+    if (ts_node_named_child_count(n) != 2 || ts_node_child_count(n) != 3) return Value{};
+    const std::string_view op = t(ts_node_child(n, 1));
+    if (op != "==" && op != "!=") return Value{};
+    // Not a value the script sets at run time (`args.rank = args.rank * ngpus + gpu` before
+    // `if args.rank == 0:`), nor a process's rank or device: those differ between processes.
+    for (TSNode side : {ts_node_named_child(n, 0), ts_node_named_child(n, 1)}) {
+      if (!is(side, "attribute")) continue;
+      if (bindings().by_attribute.count(t(side))) return Value{};
+      for (std::string_view w : {"rank", "gpu", "device", "local", "world", "node"})
+        if (icontains(t(field(side, "attribute")), w)) return Value{};
+    }
+    const Value l = eval(ts_node_named_child(n, 0), function, depth + 1);
+    const Value r = eval(ts_node_named_child(n, 1), function, depth + 1);
+    if (!l.known() || !r.known() || l.kind != r.kind || l.kind == Value::Kind::Float) return Value{};
+    bool equal = false;
+    switch (l.kind) {
+      case Value::Kind::String: equal = l.s == r.s; break;
+      case Value::Kind::Int: equal = l.i == r.i; break;
+      case Value::Kind::Bool: equal = l.b == r.b; break;
+      case Value::Kind::None: equal = true; break;
+      default: return Value{};
+    }
+    Value out = l.from_option || !l.from_config.empty() ? l : r;
+    out.kind = Value::Kind::Bool;
+    out.b = (op == "==") == equal;
+    out.origin = n;
+    return out;
+  }
   if (k == "identifier") {
     const std::string_view name = t(n);
     for (TSNode scope : {function, TSNode{}}) {

@@ -201,6 +201,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   finish_calls();
   link_calls();
   collect_argparse();
+  choose_conditional_imports();
   resolve_kwargs();
   find_steps();
   link_external();
@@ -239,7 +240,7 @@ void Model::Impl::visit(TSNode n, Sym k, TSNode parent, Context ctx) {
       break;
     case Sym::Import:
     case Sym::ImportFrom:
-      record_import(n, parent);
+      record_import(n, parent, ctx);
       break;
     case Sym::AugmentedAssignment: {
       TSNode left = field(n, "left");
