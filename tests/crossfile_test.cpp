@@ -370,9 +370,10 @@ TEST(CrossFile, AKeywordPassedTheDefaultsOwnValueKeepsItsBranchOff) {
 TEST(CrossFile, AConvolutionalModelClassOfAnotherFileGetsTheCudnnAdvice) {
   // tests/fixtures/crossfile_conv_model/: train.py trains nets.py's UNet (convolutions only): PFL503
   // at its construction (minDiffusion, held-out round 10). Trap: train_vit.py trains vit.py's ViT,
-  // whose one convolution is its patch embedding among linear layers.
+  // whose one convolution is its patch embedding among linear layers (the module's ConvStem, which
+  // ViT does not build, does not count), and builds a meter of a module with a conv helper.
   // train_unet.py and train_vit.py pick the class by --arch: the default's import is the one that runs.
-  check_project(kDir.parent_path() / "crossfile_conv_model", 6);
+  check_project(kDir.parent_path() / "crossfile_conv_model", 7);
 }
 
 TEST(CrossFile, AMixedPrecisionTrainersOptimizeIsTheStepAndItsDeviceComesFromTheScript) {
@@ -389,6 +390,28 @@ TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // (glow-tts' commons.squeeze, held-out round 10). Traps: pad() called without a mask, unsqueeze()
   // with a name bound to None.
   check_project(kDir.parent_path() / "crossfile_none_test", 2);
+}
+
+// apex AMP's variants (tests/fixtures/rules/PFL401/apex_amp_o0.py is the O0 case): without an
+// opt_level apex runs O1 (mixed precision: no PFL401); `enabled=False` turns it off (PFL401 again).
+TEST(Precision, ApexAmpDefaultLevelAndEnabledSwitch) {
+  const fs::path o0 = kDir.parent_path() / "rules" / "PFL401" / "apex_amp_o0.py";
+  const std::string text = slurp(o0.string());
+  ASSERT_NE(text.find(", opt_level=\"O0\""), std::string::npos);
+  auto tf32_findings = [](std::string source) {
+    ts::Parser parser;
+    const FileResult r = lint_buffer("train.py", std::move(source), make_rule_set({}, {}), parser);
+    return std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.rule->code == "PFL401"; });
+  };
+  auto replaced = [&](const std::string& with) {
+    std::string t = text;
+    t.replace(t.find(", opt_level=\"O0\""), std::string(", opt_level=\"O0\"").size(), with);
+    return t;
+  };
+  EXPECT_EQ(tf32_findings(text), 1);
+  EXPECT_EQ(tf32_findings(replaced("")), 0);
+  EXPECT_EQ(tf32_findings(replaced(", opt_level=\"O2\"")), 0);
+  EXPECT_EQ(tf32_findings(replaced(", opt_level=\"O1\", enabled=False")), 1);
 }
 
 // Directories of modules without __init__.py inside another one (PEP 420 namespace packages, as in

@@ -229,10 +229,29 @@ bool Model::non_none(TSNode e, int depth) const {
     return false;
   }
   if (k != "identifier") return false;
-  // A parameter: what every per-step call of this file binds to it.
+  // A parameter: what every per-step call binds to it, of this file (step_arguments) and of other
+  // files' steps (their entry's non-None arguments), both when both call it.
+  bool external_param = false;
+  if (const TSNode fn = impl_->function_containing(e); !null(fn)) {
+    const size_t fi = impl_->function_index(fn);
+    if (fi != SIZE_MAX && fi < impl_->fn_external.size() && impl_->fn_external[fi] >= 0) {
+      const auto& params = impl_->functions[fi].params;
+      const auto p = std::find(params.begin(), params.end(), text(e));
+      if (p != params.end()) {
+        const StepEntry& x = impl_->external[static_cast<size_t>(impl_->fn_external[fi])];
+        const long index = static_cast<long>(p - params.begin()) - (!params.empty() && params.front() == "self" ? 1 : 0);
+        const bool set = std::find(x.non_none_keywords.begin(), x.non_none_keywords.end(), *p) != x.non_none_keywords.end() ||
+                         (index >= 0 && std::find(x.non_none_positional.begin(), x.non_none_positional.end(),
+                                                  static_cast<uint32_t>(index)) != x.non_none_positional.end());
+        if (!set || x.opaque_args) return false;
+        external_param = true;
+      }
+    }
+  }
   const std::vector<TSNode> bound = step_arguments(e);
   if (!bound.empty())
     return std::all_of(bound.begin(), bound.end(), [&](TSNode b) { return non_none(b, depth + 1); });
+  if (external_param) return true;
   if (!only_plainly_assigned(e, text(e))) return false;
   const std::vector<TSNode> values = visible_values(e, text(e));
   return !values.empty() && std::all_of(values.begin(), values.end(), [&](TSNode v) { return non_none(v, depth + 1); });
@@ -246,11 +265,14 @@ bool Model::Impl::is_backward_target(TSNode e) const {
     for (size_t i = 0; i < calls.size(); ++i) {
       const CallInfo& c = calls[i];
       if (c.method != "backward") continue;
-      // `loss.backward()`, `scaler.scale(loss).backward()`; `accelerator.backward(loss)`,
-      // `model_engine.backward(loss)` (a loss-named argument: `out.backward(grad)` is out's).
+      // `loss.backward()`, `scaler.scale(loss).backward()`, `loss.backward(retain_graph=True)`: the
+      // receiver. `accelerator.backward(loss)`, `model_engine.backward(loss)`: a loss-named argument.
+      // Anything else (`accelerator.backward(outputs.loss)`, `out.backward(grad)`) names no loss.
       TSNode target = c.receiver;
-      if (!c.positional.empty() && is(c.positional.front(), "identifier") && icontains(t(c.positional.front()), "loss"))
-        target = c.positional.front();
+      if (!c.positional.empty()) {
+        const TSNode a = c.positional.front();
+        target = is(a, "identifier") && icontains(t(a), "loss") ? a : TSNode{};
+      }
       if (is(target, "call"))
         if (const CallInfo* s = call_info(target); s && s->method == "scale" && s->positional.size() == 1)
           target = s->positional.front();

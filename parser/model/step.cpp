@@ -67,7 +67,11 @@ bool Model::Impl::is_marker(const CallInfo& c) const {
   }
   // A mixed-precision trainer's optimizer step (`self.mp_trainer.optimize(self.opt)`: guided-
   // diffusion, consistency_models), after a backward in a micro-batch loop of another function.
-  if (c.method == "optimize" && !c.positional.empty() && optimizer_like(c.positional.front())) return true;
+  // (`opt`, `self.opt`, `optimizer`: not `opts`/`options`, which optimizer_like's "opt" would take.)
+  if (c.method == "optimize" && !c.positional.empty() && optimizer_like(c.positional.front())) {
+    const std::string_view arg = last_component(t(c.positional.front()));
+    return arg == "opt" || icontains(arg, "optim");
+  }
   return false;
 }
 

@@ -275,7 +275,9 @@ namespace {
 bool is_tensor_test(const Model& model, TSNode v) {
   if (ts_node_is_null(v)) return false;
   const std::string_view k = ts::kind(v);
-  if (k == "comparison_operator" || k == "boolean_operator" || k == "not_operator") return !identity_or_membership_test(v);
+  // (Not `not t`, nor `a and b`: those convert to a Python bool where they are computed, and the
+  // name holds a bool.)
+  if (k == "comparison_operator") return !identity_or_membership_test(v);
   if (k != "call") return false;
   const CallInfo* c = model.call(v);
   if (!c) return false;
@@ -303,9 +305,12 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
       if (model.bound_to_step_loss(n)) return true;
       // A name bound, where it is read, to a test of tensors (`bad = torch.isnan(loss).any()`,
       // `big = loss > 10`, `ok = not torch.isfinite(grad_norm)`): the test's operands decide.
+      // (reaching_value walks back over statements: only when some assignment is such a test.)
       if (depth < 4) {
-        const TSNode v = unparen(reaching_value(model, n).value);
-        if (is_tensor_test(model, v)) todo.emplace_back(v, depth + 1);
+        const std::vector<TSNode> values = model.assigned_values(model.text(n));
+        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return is_tensor_test(model, unparen(v)); }))
+          if (const TSNode v = unparen(reaching_value(model, n).value); is_tensor_test(model, v))
+            todo.emplace_back(v, depth + 1);
       }
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).

@@ -37,8 +37,13 @@ ReducedPrecision::Kind judge(const Model& model, const CallInfo& c) {
   // and other pre-torch.amp code): O1-O3 compute in 16 bits, O0 is fp32; a level from a config is
   // decided at launch.
   if (q == "apex.amp.initialize") {
+    if (const Argument* enabled = c.keyword("enabled")) {
+      const Value v = model.evaluate(enabled->value);
+      if (v.truthy() == false && !v.from_option) return K::None;
+    }
     const Argument* level = c.keyword("opt_level");
-    const Value v = level ? model.evaluate(level->value) : Value{};
+    if (!level) return K::Present;  // apex's default is O1
+    const Value v = model.evaluate(level->value);
     if (v.kind != Value::Kind::String) return K::Unknown;
     return v.s == "O0" ? K::None : K::Present;
   }
