@@ -149,7 +149,8 @@ bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
   return false;
 }
 
-// A `def name(...)` at module level (or decorated), or null.
+// The `def name(...)` a call of `name` runs: the module-level one (or decorated), else the only def
+// of that name in the file (a helper nested in `main()`, open-instruct's health_check_fn), or null.
 TSNode module_function(TSNode any, std::string_view name, const Model& model) {
   TSNode root = any;
   for (TSNode p = ts::parent(root); !ts_node_is_null(p); p = ts::parent(p)) root = p;
@@ -158,7 +159,17 @@ TSNode module_function(TSNode any, std::string_view name, const Model& model) {
     if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
     if (ts::is(def, "function_definition") && model.text(ts::field(def, "name")) == name) return def;
   }
-  return {};
+  TSNode only{};
+  int found = 0;
+  ts::walk(root, [&](TSNode n) {
+    if (found > 1) return false;
+    if (ts::is(n, "function_definition") && model.text(ts::field(n, "name")) == name) {
+      only = n;
+      ++found;
+    }
+    return true;
+  });
+  return found == 1 ? only : TSNode{};
 }
 
 // Whether [lo, hi) computes on data: a module or function called on it (`model(x)`, `generate(...)`),
