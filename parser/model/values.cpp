@@ -282,8 +282,12 @@ Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNo
   }
   if (what == "SimpleNamespace" || c->qualname == "types.SimpleNamespace") return Value{};
   // A class of this file: its class-level default, unless __init__ or a positional argument may set it.
-  if (!is(c->function, "identifier") || !c->positional.empty()) return Value{};
-  const TSNode cls = module_class(t(c->function));
+  // `args = tyro.cli(Args)` (cleanrl): the dataclass's defaults are the command line's defaults.
+  TSNode class_name = c->function;
+  const bool from_cli = c->qualname == "tyro.cli" && c->positional.size() == 1 && is(c->positional.front(), "identifier");
+  if (from_cli) class_name = c->positional.front();
+  else if (!is(c->function, "identifier") || !c->positional.empty()) return Value{};
+  const TSNode cls = module_class(t(class_name));
   if (null(cls)) return Value{};
   const TSNode body = field(cls, "body");
   if (t(body).find("__init__") != std::string_view::npos || t(body).find("__post_init__") != std::string_view::npos)
@@ -303,7 +307,8 @@ Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNo
     }
     Value out = eval(dv, TSNode{}, depth + 1);
     if (out.known() && !out.from_option)
-      out.from_config = std::string(t(c->function)) + "." + std::string(field_name) + ", a class-level default";
+      out.from_config = std::string(t(class_name)) + "." + std::string(field_name) +
+                        (from_cli ? ", the default of its tyro.cli option" : ", a class-level default");
     return out;
   }
   return Value{};
