@@ -6,8 +6,8 @@
 #include "util/io.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <cctype>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -358,6 +358,85 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
     if (importer || imported_here) return a.path;
   }
   return {};
+}
+
+std::string FileProjectContext::conv_evidence(const std::string& from_file, const std::string& target) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string& root = root_for(self);
+  const auto r = resolve_target(root, self.string(), target);
+  if (!r || r->first == self.string() || r->second.empty() || r->second.find('.') != std::string::npos) return {};
+  const std::string key = r->first + "\n" + r->second;
+  if (auto it = conv_evidence_.find(key); it != conv_evidence_.end()) return it->second;
+  std::string& out = conv_evidence_[key];
+  const std::string& text = text_of(r->first);
+  // The text of top-level `class <name>` (its header to the next top-level line), or nothing.
+  const auto class_text = [&text](std::string_view name) -> std::string_view {
+    const std::string head = "class " + std::string(name);
+    for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
+      const size_t after = at + head.size();
+      if ((at != 0 && text[at - 1] != '\n') ||
+          (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_')))
+        continue;  // indented, or a longer name (`class GPTConfig` for GPT)
+      size_t end = text.find('\n', after);
+      while (end != std::string::npos && end + 1 < text.size()) {
+        const char c = text[end + 1];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#') break;
+        end = text.find('\n', end + 1);
+      }
+      return std::string_view(text).substr(at, (end == std::string::npos ? text.size() : end + 1) - at);
+    }
+    return {};
+  };
+  // The class and the classes of the same module it builds (`Generator` -> `StyledConv` ->
+  // `ModulatedConv2d`), a few levels deep: a convolutional network when they spell more convolutions
+  // than linear layers and matrix products (a transformer whose LoRA layers use a grouped conv1d,
+  // lit-gpt's, is not one; nor a helper class of a module that also holds a conv stem).
+  std::vector<std::string_view> bodies;
+  std::vector<std::string> seen{r->second};
+  if (const std::string_view own = class_text(r->second); !own.empty()) bodies.push_back(own);
+  for (size_t i = 0; i < bodies.size() && bodies.size() < 32; ++i) {
+    const std::string_view body = bodies[i];
+    for (size_t at = 0; at < body.size(); ++at) {
+      if (!std::isupper(static_cast<unsigned char>(body[at])) ||
+          (at > 0 && (std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_' || body[at - 1] == '.')))
+        continue;
+      size_t end = at;
+      while (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) ++end;
+      const std::string name(body.substr(at, end - at));
+      at = end;
+      if (end >= body.size() || body[end] != '(' || std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+      seen.push_back(name);
+      if (const std::string_view more = class_text(name); !more.empty()) bodies.push_back(more);
+    }
+  }
+  if (bodies.empty()) return out;
+  size_t first = std::string::npos, convs = 0, linears = 0;
+  const auto count = [](std::string_view body, std::string_view w, size_t* earliest) {
+    size_t n = 0;
+    for (size_t from = 0;;) {
+      const size_t at = project_text::first_in_code(body.substr(from), w);
+      if (at == std::string::npos) return n;
+      if (earliest) *earliest = std::min(*earliest, from + at);
+      ++n;
+      from += at + w.size();
+    }
+  };
+  std::string_view first_body;
+  for (const std::string_view body : bodies) {
+    size_t here = std::string::npos;
+    for (std::string_view w : {"Conv1d(", "Conv2d(", "Conv3d(", "ConvTranspose1d(", "ConvTranspose2d(",
+                               "ConvTranspose3d(", "conv1d(", "conv2d(", "conv3d(", "conv_transpose2d("})
+      convs += count(body, w, &here);
+    for (std::string_view w : {"Linear(", "matmul(", "bmm(", "einsum(", " @ "}) linears += count(body, w, nullptr);
+    if (here != std::string::npos && first == std::string::npos) first = here, first_body = body;
+  }
+  if (first == std::string::npos || convs <= linears) return out;
+  first += static_cast<size_t>(first_body.data() - text.data());
+  const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
+  out = fs::path(r->first).lexically_relative(root).generic_string() + ":" + std::to_string(line);
+  return out;
 }
 
 }  // namespace perflint

@@ -235,15 +235,10 @@ bool Model::non_none(TSNode e, int depth) const {
   if (const TSNode fn = impl_->function_containing(e); !null(fn)) {
     const size_t fi = impl_->function_index(fn);
     if (fi != SIZE_MAX && fi < impl_->fn_external.size() && impl_->fn_external[fi] >= 0) {
-      const auto& params = impl_->functions[fi].params;
-      const auto p = std::find(params.begin(), params.end(), text(e));
-      if (p != params.end()) {
+      const Impl::Function& f = impl_->functions[fi];
+      if (Impl::call_position(f, text(e)) >= 0) {
         const StepEntry& x = impl_->external[static_cast<size_t>(impl_->fn_external[fi])];
-        const long index = static_cast<long>(p - params.begin()) - (!params.empty() && params.front() == "self" ? 1 : 0);
-        const bool set = std::find(x.non_none_keywords.begin(), x.non_none_keywords.end(), *p) != x.non_none_keywords.end() ||
-                         (index >= 0 && std::find(x.non_none_positional.begin(), x.non_none_positional.end(),
-                                                  static_cast<uint32_t>(index)) != x.non_none_positional.end());
-        if (!set || x.opaque_args) return false;
+        if (x.opaque_args || !Impl::binds(x.non_none_positional, x.non_none_keywords, f, text(e))) return false;
         external_param = true;
       }
     }
@@ -290,19 +285,7 @@ bool Model::Impl::is_backward_target(TSNode e) const {
     if (b.function != in || b.name != name) continue;
     // Nothing rebinds the name between this use and the backward, before or after it (SlowFast's
     // `misc.check_nan_losses(loss)` ... `scaler.scale(loss).backward()` ... `loss = loss.item()`).
-    const uint32_t lo = std::min(use, b.at), hi = std::max(use, b.at);
-    auto it = std::lower_bound(all_assigns.begin(), all_assigns.end(), lo, [](const Assign& a, uint32_t at) {
-      return ts_node_start_byte(a.statement) < at;
-    });
-    bool rebound = false;
-    std::vector<std::string_view> names;
-    for (; it != all_assigns.end() && ts_node_start_byte(it->statement) < hi && !rebound; ++it) {
-      if (!ts::same(it->ctx.function, fn) && !(null(it->ctx.function) && null(fn))) continue;
-      names.clear();
-      bound_names(it->target, text, names);
-      rebound = std::find(names.begin(), names.end(), name) != names.end();
-    }
-    if (!rebound) return true;
+    if (!assigned_between(fn, name, std::min(use, b.at), std::max(use, b.at))) return true;
   }
   return false;
 }

@@ -599,6 +599,14 @@ struct Model::Impl {
   bool off_by_default(size_t fi, const Context& ctx) const;
   // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
   std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
+  // Where a call passes parameter `param` of `fn` positionally (a method's `self` is the receiver,
+  // not an argument), or -1 when it is no parameter of it.
+  static long call_position(const Function& fn, std::string_view param);
+  // Whether facts kept per argument of every call (StepEntry's loss_*, non_none_*) hold for `param`.
+  static bool binds(const std::vector<uint32_t>& positions, const std::vector<std::string>& keywords,
+                    const Function& fn, std::string_view param);
+  // An assignment in `fn` (null: module level) with its statement in [lo, hi) binds `name`.
+  bool assigned_between(TSNode fn, std::string_view name, uint32_t lo, uint32_t hi) const;
   // The truth of `p is None` / `p is not None` for a parameter `p` of function `fi` that only other
   // files' steps run, each call passing a value certainly not None (StepEntry::non_none_*).
   std::optional<bool> none_test_truth(size_t fi, TSNode cond) const;

@@ -212,15 +212,10 @@ bool Model::bound_to_step_loss(TSNode name) const {
   if (fi == SIZE_MAX || fi >= impl_->fn_external.size() || impl_->fn_external[fi] < 0) return false;
   const StepEntry& e = impl_->external[static_cast<size_t>(impl_->fn_external[fi])];
   if (e.opaque_args) return false;
-  const auto& params = impl_->functions[fi].params;
-  const auto p = std::find(params.begin(), params.end(), impl_->t(name));
-  if (p == params.end() || impl_->bindings().assigns.count(Impl::scope_key(fn, impl_->t(name)))) return false;
-  if (std::find(e.loss_keywords.begin(), e.loss_keywords.end(), *p) != e.loss_keywords.end()) return true;
-  // A method's first parameter is the instance (`logger.update(x)`, `criterion(out, y)` -> forward).
-  long index = p - params.begin();
-  if (!params.empty() && params.front() == "self") --index;
-  return index >= 0 && std::find(e.loss_positional.begin(), e.loss_positional.end(), static_cast<uint32_t>(index)) !=
-                           e.loss_positional.end();
+  const Impl::Function& f = impl_->functions[fi];
+  const std::string_view param = impl_->t(name);
+  if (Impl::call_position(f, param) < 0 || impl_->bindings().assigns.count(Impl::scope_key(fn, param))) return false;
+  return Impl::binds(e.loss_positional, e.loss_keywords, f, param);
 }
 
 bool Model::is_batch_expression(TSNode expr) const { return impl_->batch_loop(expr) >= 0; }

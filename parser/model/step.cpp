@@ -391,6 +391,33 @@ bool Model::Impl::off_by_default(size_t fi, const Context& ctx) const {
   return false;
 }
 
+long Model::Impl::call_position(const Function& fn, std::string_view param) {
+  const auto p = std::find(fn.params.begin(), fn.params.end(), param);
+  if (p == fn.params.end()) return -1;
+  const bool method = !fn.params.empty() && fn.params.front() == "self";
+  return static_cast<long>(p - fn.params.begin()) - (method ? 1 : 0);
+}
+
+bool Model::Impl::binds(const std::vector<uint32_t>& positions, const std::vector<std::string>& keywords,
+                        const Function& fn, std::string_view param) {
+  if (std::find(keywords.begin(), keywords.end(), param) != keywords.end()) return true;
+  const long index = call_position(fn, param);
+  return index >= 0 && std::find(positions.begin(), positions.end(), static_cast<uint32_t>(index)) != positions.end();
+}
+
+bool Model::Impl::assigned_between(TSNode fn, std::string_view name, uint32_t lo, uint32_t hi) const {
+  auto it = std::lower_bound(all_assigns.begin(), all_assigns.end(), lo,
+                             [](const Assign& a, uint32_t at) { return ts_node_start_byte(a.statement) < at; });
+  std::vector<std::string_view> names;
+  for (; it != all_assigns.end() && ts_node_start_byte(it->statement) < hi; ++it) {
+    if (!ts::same(it->ctx.function, fn) && !(null(it->ctx.function) && null(fn))) continue;
+    names.clear();
+    bound_names(it->target, text, names);
+    if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  }
+  return false;
+}
+
 std::optional<bool> Model::Impl::none_test_truth(size_t fi, TSNode cond) const {
   // `p is None` / `p is not None` on a parameter `p`.
   if (ts_node_named_child_count(cond) != 2 || ts_node_child_count(cond) < 3) return std::nullopt;
@@ -402,36 +429,20 @@ std::optional<bool> Model::Impl::none_test_truth(size_t fi, TSNode cond) const {
   if (op != "is" && op != "is not") return std::nullopt;
   const Function& fn = functions[fi];
   const std::string_view param = t(left);
-  const auto p = std::find(fn.params.begin(), fn.params.end(), param);
-  if (p == fn.params.end() || fi >= fn_external.size() || fn_external[fi] < 0) return std::nullopt;
+  if (call_position(fn, param) < 0 || fi >= fn_external.size() || fn_external[fi] < 0) return std::nullopt;
   // Not rebound in the function before the test.
-  const uint32_t at = ts_node_start_byte(cond);
-  std::vector<std::string_view> names;
-  for (const Assign& a : all_assigns) {
-    if (ts_node_start_byte(a.statement) >= at) break;
-    if (!ts::same(a.ctx.function, fn.node)) continue;
-    names.clear();
-    bound_names(a.target, text, names);
-    if (std::find(names.begin(), names.end(), param) != names.end()) return std::nullopt;
-  }
+  if (assigned_between(fn.node, param, ts_node_start_byte(fn.node), ts_node_start_byte(cond))) return std::nullopt;
   // Only other files' steps run it, and every one of their calls passes a value certainly not None
   // (glow-tts' commons.squeeze(x, x_mask, ...) with the decoder's mask): `p is None` is false.
   for (size_t i : callers[fi])
     if (step_where(call_ctx[i], 1).in()) return std::nullopt;
   const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-  if (e.opaque_args) return std::nullopt;
-  const bool method = !fn.params.empty() && fn.params.front() == "self";
-  const long index = static_cast<long>(p - fn.params.begin()) - (method ? 1 : 0);
-  const bool set = std::find(e.non_none_keywords.begin(), e.non_none_keywords.end(), param) != e.non_none_keywords.end() ||
-                   (index >= 0 && std::find(e.non_none_positional.begin(), e.non_none_positional.end(),
-                                            static_cast<uint32_t>(index)) != e.non_none_positional.end());
-  if (!set) return std::nullopt;
+  if (e.opaque_args || !binds(e.non_none_positional, e.non_none_keywords, fn, param)) return std::nullopt;
   return op == "is not";
 }
 
 std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
   const Function& fn = functions[fi];
-  const auto p = std::find(fn.params.begin(), fn.params.end(), param);
   const TSNode params = field(fn.node, "parameters");
   TSNode dflt{};
   for (TSNode c : ts::named_children(params))
@@ -442,8 +453,7 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
   const std::optional<bool> truth = v.truthy();
   if (!truth) return std::nullopt;
   // Passed by any call that can run it: in this file (every caller), or by another file's step.
-  const bool method = !fn.params.empty() && fn.params.front() == "self";
-  const long index = p == fn.params.end() ? -1 : static_cast<long>(p - fn.params.begin()) - (method ? 1 : 0);
+  const long index = call_position(fn, param);
   for (size_t i : callers[fi]) {
     const CallInfo& c = calls[i];
     // Only calls that run with a step count (an inference path may pass it).
