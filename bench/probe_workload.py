@@ -2,6 +2,8 @@
 
 It prints one line per step, `step <i> <ms>`, measured between optimizer steps with
 time.perf_counter, so the same numbers can be read from a bare run and from a run under the probe.
+With --device cuda (the GPU checks, tests/probe/gpu/run_gpu_checks.sh) the batches live on the GPU,
+TF32 is on, and the per-step .item() makes the host time a step's GPU work.
 """
 import argparse
 import time
@@ -14,16 +16,24 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=40)
 parser.add_argument("--width", type=int, default=256)
 parser.add_argument("--depth", type=int, default=6)
+parser.add_argument("--batch", type=int, default=64)
+parser.add_argument("--device", default="cpu")
 args = parser.parse_args()
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # steady timings on a small machine
-data = TensorDataset(torch.randn(4096, args.width), torch.randint(0, 10, (4096,)))
-loader = DataLoader(data, batch_size=64, shuffle=True)
+if args.device == "cpu":
+    data = TensorDataset(torch.randn(4096, args.width), torch.randint(0, 10, (4096,)))
+    loader = DataLoader(data, batch_size=args.batch, shuffle=True)
+else:
+    torch.backends.cuda.matmul.allow_tf32 = True
+    batch = (torch.randn(args.batch, args.width, device=args.device),
+             torch.randint(0, 10, (args.batch,), device=args.device))
+    loader = [batch] * 64
 layers = []
 for _ in range(args.depth):
     layers += [nn.Linear(args.width, args.width), nn.ReLU()]
-model = nn.Sequential(*layers, nn.Linear(args.width, 10))
+model = nn.Sequential(*layers, nn.Linear(args.width, 10)).to(args.device)
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
 step = 0
