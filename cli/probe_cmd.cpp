@@ -137,20 +137,15 @@ std::optional<CommSummary> comm_of(const probe::PhaseSummary& ph) {
 // The summary's figures from the run's evidence (rank 0's when there are ranks), and a verdict on
 // each finding. How the process ended is the caller's to refine.
 void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<FileResult>& results) {
-  if (const auto o = e.tracing_overhead()) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "GPU tracing %+.1f%% per step (median %.2f ms traced vs %.2f ms over %d untraced warm-up step%s)",
-                  (o->traced_ms / o->untraced_ms - 1.0) * 100.0, o->traced_ms, o->untraced_ms, o->untraced_steps,
-                  o->untraced_steps == 1 ? "" : "s");
-    s.overhead = buf;
-  } else if (e.gpu_traced()) {
-    s.overhead = "GPU tracing on after warm-up; overhead not measurable with fewer than 2 warm-up steps (--warmup)";
-  }
+  if (e.gpu_traced())
+    s.overhead = "GPU tracing on after warm-up; its cost is not measured in one run (--verify measures it against "
+                 "untraced runs; bench/probe_overhead.sh in pairs)";
   s.torch = e.torch;
   s.device = device_text(e);
   s.device_kind = e.device_kind;
   s.steps_measured = static_cast<int>(e.measured().size());
   s.median_step_ms = e.median_step_ms();
+  s.step_clock = e.step_clock;
   s.data_wait_share = e.data_wait_share();
   if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();
   s.gpu_status = e.gpu_status;
@@ -365,6 +360,9 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
   v.baseline_step_ms = b.step_ms;
   v.baseline_ms = b.median_ms;
   v.spread_ms = b.spread_ms;
+  if (first_traced && first.reached_steps())
+    if (const std::string text = probe::tracing_overhead_text(probe::run_figure(first), b); !text.empty())
+      s.overhead = text;
   if (baseline.size() < 2) {
     v.notes.push_back(interrupted ? "interrupted before the baseline was repeated: nothing verified"
                                   : "the baseline could not be repeated: nothing verified");

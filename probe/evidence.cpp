@@ -77,23 +77,6 @@ double Evidence::mean_step_ms() const {
   return sum / static_cast<double>(m.size());
 }
 
-std::optional<Evidence::Overhead> Evidence::tracing_overhead() const {
-  if (!gpu_traced()) return std::nullopt;
-  std::vector<double> warm, traced;
-  bool first = true;
-  for (const auto& s : steps) {
-    if (!s.warmup) {
-      traced.push_back(s.wall_ms);
-    } else if (first) {
-      first = false;  // the first step pays for start-up (allocator, autotuning, lazy init)
-    } else {
-      warm.push_back(s.wall_ms);
-    }
-  }
-  if (warm.empty() || traced.empty()) return std::nullopt;
-  return Overhead{median_of(warm), median_of(traced), static_cast<int>(warm.size())};
-}
-
 double Evidence::data_wait_share() const {
   double wait = 0.0, wall = 0.0;
   for (const auto* s : measured()) {
@@ -116,6 +99,7 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.torch = d.string("torch").value_or("");
   e.script = d.string("script").value_or("");
   e.step_marker = d.string("step_marker").value_or("");
+  e.step_clock = d.string("step_clock").value_or("host") == "cuda_events" ? "cuda_events" : "host";
   e.steps_requested = to_integer<int>(d.num("steps_requested"), 0);
   e.warmup = to_integer<int>(d.num("warmup"), 0);
   e.rank = to_integer<int>(d.num("rank"), 0);
@@ -260,6 +244,7 @@ Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std:
   auto doc = jsonr::parse(text, path);
   if (!doc) return make_error(doc.error().message + " (corrupt GPU activity file)");
   e.gpu_status = doc->string("status").value_or("unknown");
+  e.gpu_clock = doc->string("clock").value_or("host") == "gpu" ? "gpu" : "host";
   const auto* steps = doc->get("steps");
   if (!steps || !steps->is_array()) return true;
   std::vector<GpuStep> all;
@@ -273,6 +258,19 @@ Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std:
   // Tracing is off during warm-up: keep the steps that match the measured ones (the last ones).
   const size_t keep = std::min(all.size(), e.measured().size());
   e.gpu_steps.assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+  // A CUDA training step launches kernels: a trace with none in any measured step did not see the
+  // run (torch.profiler or another tool took CUPTI's activity buffers after the library started;
+  // seen on an H200). Its zeros would refute findings, so it is not used.
+  if (!e.gpu_steps.empty() && e.device_kind == "cuda" &&
+      std::all_of(e.gpu_steps.begin(), e.gpu_steps.end(), [](const GpuStep& g) {
+        return g.kernels == 0 && g.launches == 0 && g.busy_ns == 0 && g.h2d_bytes == 0 && g.d2h_bytes == 0 &&
+               g.fp32_gemm_ns == 0 && g.tf32_gemm_ns == 0 && g.half_gemm_ns == 0 && g.conv_ns == 0 && g.attention_ns == 0;
+      })) {
+    e.gpu_steps.clear();
+    if (e.gpu_status == "ok")
+      e.gpu_status = "unavailable: no kernel was recorded in the measured steps (another profiler, such as "
+                     "torch.profiler, holds CUPTI); the GPU figures are not used";
+  }
   return true;
 }
 

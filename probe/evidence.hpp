@@ -104,8 +104,12 @@ struct Evidence {
   std::vector<AppliedFix> applied;
   bool sync_debug = false;  // host syncs came from torch.cuda.set_sync_debug_mode (op "sync")
 
+  // The steps' clock: "cuda_events" when the shim timed every measured step on the GPU timeline
+  // (CUDA events at the step boundaries; wall_ms is then the GPU's time), else "host".
+  std::string step_clock = "host";
   // GPU tracing (when the CUPTI library ran): its status and the traced steps after warm-up.
   std::string gpu_status;        // empty: not traced
+  std::string gpu_clock;         // "gpu": kernels bucketed by the GPU-timeline step boundaries; "host"
   std::vector<GpuStep> gpu_steps;
   bool gpu_traced() const { return !gpu_steps.empty(); }
   double gpu_mean(double GpuStep::*field) const;  // per measured step
@@ -116,13 +120,6 @@ struct Evidence {
   double median_step_ms() const;
   double mean_step_ms() const;
   double data_wait_share() const;  // of measured wall time
-  // Warm-up steps run untraced: with GPU tracing on, the median of the warm-up steps after the first
-  // against the median measured step is the tracing's own overhead. Unset when it cannot be told.
-  struct Overhead {
-    double untraced_ms, traced_ms;
-    int untraced_steps;
-  };
-  std::optional<Overhead> tracing_overhead() const;
 };
 
 // The median of `v` (the mean of the middle two for an even count); 0 for none.

@@ -332,6 +332,43 @@ Verdict judge_cudnn_benchmark(const Evidence& e) {
               ms, per_step_share(ms, e));
 }
 
+// The verdicts that GPU tracing decides (the caller checked that the run was traced).
+std::optional<Verdict> judge_traced(std::string_view code, const Evidence& e, const Calibration* cal) {
+  if (code == "PFL102" || code == "PFL104") {
+    const Verdict v = judge_pageable(e, code == "PFL104");
+    return cal ? refine(v, e, cal, estimate_pinned_saving(*cal, e)) : v;
+  }
+  if (code == "PFL103") return judge_blocking_copy(e);
+  if (code == "PFL401") {
+    const Verdict v = judge_tf32(e);
+    return cal ? refine(v, e, cal, estimate_tf32_saving(*cal, e)) : v;
+  }
+  if (code == "PFL402") {
+    const Verdict v = judge_mixed_precision(e);
+    if (!cal) return v;
+    const double fp32_ns = e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns);
+    return refine(v, e, cal, estimate_gemm_saving(*cal, GemmDtype::Bf16, fp32_ns, dominant_gemm(e)));
+  }
+  if (code == "PFL503") return judge_cudnn_benchmark(e);
+  return std::nullopt;
+}
+
+// A traced cost (an upper bound, or the calibrated estimate) is weighed against the step as the
+// host-side verdicts are: under 3% of the step it is too little to matter (a fp32 script with a
+// 0.01 ms GEMM was "confirmed" for PFL402 on an H200), under 10% a probe run cannot tell.
+Verdict weigh(Verdict v, const Evidence& e) {
+  if (v.state != State::Confirmed || !v.cost_ms_per_step) return v;
+  const double share = per_step_share(*v.cost_ms_per_step, e);
+  if (share >= 0.10) return v;
+  if (share < 0.03) {
+    v.state = State::Refuted;
+    v.evidence += ": too little of the step to matter here";
+  } else {
+    v.state = State::Inconclusive;
+  }
+  return v;
+}
+
 }  // namespace
 
 Verdict judge(const Finding& f, const Evidence& e, const Calibration* cal) {
@@ -359,28 +396,14 @@ Verdict judge(const Finding& f, const Evidence& e, const Calibration* cal) {
   // A flag on at run time decides these without GPU tracing.
   if (code == "PFL503" && e.device_kind == "cuda" && any_step(e, flag(&StepEvidence::cudnn_benchmark)))
     return judge_cudnn_benchmark(e);
-  if (e.device_kind == "cuda" && e.gpu_traced()) {
-    if (code == "PFL102" || code == "PFL104") {
-      const Verdict v = judge_pageable(e, code == "PFL104");
-      return cal ? refine(v, e, cal, estimate_pinned_saving(*cal, e)) : v;
-    }
-    if (code == "PFL103") return judge_blocking_copy(e);
-    if (code == "PFL401") {
-      const Verdict v = judge_tf32(e);
-      return cal ? refine(v, e, cal, estimate_tf32_saving(*cal, e)) : v;
-    }
-    if (code == "PFL402") {
-      const Verdict v = judge_mixed_precision(e);
-      if (!cal) return v;
-      const double fp32_ns = e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns);
-      return refine(v, e, cal, estimate_gemm_saving(*cal, GemmDtype::Bf16, fp32_ns, dominant_gemm(e)));
-    }
-    if (code == "PFL503") return judge_cudnn_benchmark(e);
-  }
+  if (e.device_kind == "cuda" && e.gpu_traced())
+    if (auto v = judge_traced(code, e, cal)) return weigh(*v, e);
   if (f.rule && f.rule->cuda_only && e.device_kind != "cuda")
     return make(State::NotMeasurable, "no CUDA device in this run: this rule is about GPU work");
   if (e.device_kind == "cuda")
-    return make(State::Inconclusive, "needs GPU tracing (CUPTI), not available in this build");
+    return make(State::Inconclusive,
+                e.gpu_status.empty() ? "needs GPU tracing (CUPTI): run with PERFLINT_CUPTI=1, with a perflint built with CUPTI"
+                                     : "needs GPU tracing (CUPTI), which did not trace this run: " + e.gpu_status);
   return make(State::Inconclusive, "no probe measurement for this rule yet");
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "probe/verdict.hpp"
 #include "rules/rule.hpp"
@@ -164,6 +165,19 @@ std::string fix_label(const std::string& fix, const std::string& script_dir) {
   else if (what == "no_find_unused") out = "find_unused_parameters=False";
   else out = what;
   return where.empty() ? out : out + " at " + where;
+}
+
+std::string tracing_overhead_text(const RunFigure& traced, const Baseline& untraced) {
+  if (untraced.step_ms.empty() || untraced.median_ms <= 0.0 || traced.step_ms <= 0.0) return {};
+  const double diff = traced.step_ms - untraced.median_ms;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "GPU tracing %+.1f%% per step: the traced run's median step %.2f ms against %.2f ms over %zu untraced "
+                "run%s of the same script (%s their spread, %.2f ms)",
+                diff / untraced.median_ms * 100.0, traced.step_ms, untraced.median_ms, untraced.step_ms.size(),
+                untraced.step_ms.size() == 1 ? "" : "s", std::abs(diff) <= untraced.spread_ms ? "within" : "beyond",
+                untraced.spread_ms);
+  return buf;
 }
 
 }  // namespace perflint::probe

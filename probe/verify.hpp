@@ -35,6 +35,12 @@ struct Baseline {
 inline constexpr double kMinRelativeSpread = 0.10;
 Baseline make_baseline(const std::vector<RunFigure>& runs);
 
+// GPU tracing's cost, from --verify's runs: the traced first run against the untraced baseline
+// repeats of the same script, with the repeats' spread (within it, the cost is not told from noise).
+// Warm-up steps cannot stand in for untraced steps: on an H200 they differed from the traced steps
+// by -48% to +21% (autotuning, allocator growth, queues filling), where paired runs measured +0.2%.
+std::string tracing_overhead_text(const RunFigure& traced, const Baseline& untraced);
+
 // Compares a run with `fixes` applied against the baseline. `fixed` is its evidence (may be
 // partial: a fix that broke the script). A saving is "measured" only when it exceeds the spread.
 Verification compare(const std::string& fix, const Baseline& baseline, const Evidence& fixed);

@@ -359,7 +359,8 @@ std::string environment(const ProbeSummary& p) {
       {"steps", std::to_string(p.steps_measured) + " measured of " + std::to_string(p.steps_requested) + " requested, after " +
                     std::to_string(p.warmup) + " warm-up"}};
   if (p.steps_measured > 0) {
-    rows.emplace_back("median step", ms(p.median_step_ms) + " ms");
+    rows.emplace_back("median step", ms(p.median_step_ms) + " ms" +
+                                         (p.step_clock == "cuda_events" ? " (GPU timeline, CUDA events)" : ""));
     rows.emplace_back("data wait", percent(p.data_wait_share) + " of the step");
     if (p.gpu_busy_share >= 0) rows.emplace_back("GPU busy", percent(p.gpu_busy_share) + " of the step");
   }

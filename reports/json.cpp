@@ -124,6 +124,7 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("steps_requested", p->steps_requested);
     probe.set("warmup", p->warmup);
     probe.set("median_step_ms", p->median_step_ms);
+    probe.set("step_clock", p->step_clock);
     probe.set("data_wait_share", p->data_wait_share);
     // Per phase over the measured steps: median, p10, p90 and share of the step.
     auto phases_value = [](const std::vector<PhaseRow>& rows) {

@@ -90,6 +90,7 @@ struct ProbeSummary {
   double syncs_per_step = 0.0;        // with phases: host syncs per measured step
   std::optional<CommSummary> comm;    // torch.distributed in the steps (collectives, DDP all-reduce)
   bool phases_host_clock = true;      // on CUDA the host clock sees launches, not GPU time
+  std::string step_clock = "host";    // "cuda_events": step times are the GPU timeline's (CUDA events)
   std::vector<StepRow> steps;         // every recorded step (rank 0's when there are several)
   std::vector<RankRow> ranks;         // --nproc N > 1: one per rank; the verdicts are judged on rank 0
   std::string straggler;              // the straggler line (probe::find_straggler), empty: none

@@ -268,7 +268,11 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   out += "  steps         " + std::to_string(p.steps_measured) + " measured of " + std::to_string(p.steps_requested) +
          " requested, after " + std::to_string(p.warmup) + " warm-up\n";
   if (p.steps_measured > 0) {
-    out += "  median step   " + ms(p.median_step_ms) + " ms\n";
+    out += "  median step   " + ms(p.median_step_ms) + " ms" +
+           (p.step_clock == "cuda_events" ? " (GPU timeline: CUDA events at the step boundaries)"
+            : p.device_kind == "cuda"     ? " (host clock: the GPU's time was not resolved for every step)"
+                                          : "") +
+           "\n";
     out += "  data wait     " + percent(p.data_wait_share) + " of the step\n";
     if (!p.phases.empty()) {
       // One line: each phase's share of the step, then its median and p10-p90 in ms.

@@ -25,6 +25,39 @@ TEST(CuptiClassify, KernelNames) {
   EXPECT_EQ(classify_kernel("void at::native::reduce_kernel<512, 1>"), KernelClass::Other);
 }
 
+TEST(CuptiAggregate, DeviceMarksBucketKernelsByTheStepThatQueuedThemAndHostRecordsByHostMarks) {
+  // A GPU-bound run seen on an H200: the host queues each 30-unit step in 2 units, so by host marks
+  // (0, 2, 4) the kernels that run at 0-30 and 30-60 all land in the first step or after the last.
+  Aggregator a;
+  for (uint64_t t : {0u, 2u, 4u}) a.mark_step(t);
+  a.add(KernelRecord{"volta_sgemm_128x64_nn", 1, 29});
+  a.add(KernelRecord{"volta_sgemm_128x64_nn", 31, 59});
+  a.add(SyncRecord{3, 4});     // host side: in the second host step
+  a.add(LaunchRecord{0, 1});   // host side: the first step queued it
+  EXPECT_FALSE(a.device_clock());
+  auto host = a.steps();
+  ASSERT_EQ(host.size(), 2u);
+  EXPECT_EQ(host[0].kernels, 1u);
+  EXPECT_EQ(host[1].kernels, 0u);  // the second kernel ran after the last host mark
+  a.set_device_marks({0, 30});     // one per host mark, or it is ignored
+  EXPECT_FALSE(a.device_clock());
+  a.set_device_marks({60, 30, 0});  // out of order: ignored
+  EXPECT_FALSE(a.device_clock());
+  a.set_device_marks({0, 30, 60});
+  EXPECT_TRUE(a.device_clock());
+  const auto gpu = a.steps();
+  ASSERT_EQ(gpu.size(), 2u);
+  EXPECT_EQ(gpu[0].kernels, 1u);
+  EXPECT_EQ(gpu[1].kernels, 1u);
+  EXPECT_EQ(gpu[0].end_ns - gpu[0].start_ns, 30u);  // the step's GPU time
+  EXPECT_EQ(gpu[0].busy_ns, 28u);
+  EXPECT_EQ(gpu[0].launches, 1u);  // host records keep the host marks
+  EXPECT_EQ(gpu[1].syncs, 1u);
+  const std::string out = output_json("ok", &a);
+  EXPECT_NE(out.find("\"clock\": \"gpu\""), std::string::npos) << out;
+  EXPECT_NE(output_json("ok", nullptr).find("\"clock\": \"host\""), std::string::npos);
+}
+
 TEST(CuptiAggregate, RecordsAreBucketedByStepMarksAndBusyTimeIsAUnion) {
   Aggregator a;
   a.add(KernelRecord{"volta_sgemm_128x64_nn", 50, 90});  // before the first mark: warm-up, dropped

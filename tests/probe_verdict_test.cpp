@@ -4,6 +4,7 @@
 
 #include "probe/evidence.hpp"
 #include "probe/verdict.hpp"
+#include "probe/verify.hpp"
 #include "tests/finding_support.hpp"
 #include "tests/calibration_support.hpp"
 
@@ -54,6 +55,9 @@ TEST(ProbeEvidence, RankAndStepPhasesAreReadWhenPresentAndAbsentOtherwise) {
   EXPECT_DOUBLE_EQ(ranked.steps[0].phases->forward_ms, 3.0);
   EXPECT_DOUBLE_EQ(ranked.steps[0].phases->backward_ms, 2.5);
   EXPECT_DOUBLE_EQ(ranked.steps[0].phases->other_ms, 0.5);
+  EXPECT_EQ(ranked.step_clock, "host");  // absent: the host's
+  EXPECT_EQ(parse(R"({"schema": 1, "step_clock": "cuda_events", "exit": {"reason": "steps_reached"}, "steps": []})").step_clock, "cuda_events");
+  EXPECT_EQ(parse(R"({"schema": 1, "step_clock": "sundial", "exit": {"reason": "steps_reached"}, "steps": []})").step_clock, "host");
 }
 
 TEST(ProbeVerdict, WorkersConfirmedRefutedOrInconclusiveByTheShareOfTheStep) {
@@ -233,17 +237,54 @@ TEST(ProbeVerdict, ConvAndPrecisionVerdictsNeedTracingUnlessAFlagAlreadyDecides)
   EXPECT_NEAR(*amp.cost_ms_per_step, 4.0, 1e-9);
 }
 
-TEST(ProbeVerdict, TracingOverheadComparesTheUntracedWarmUpWithTheMeasuredSteps) {
-  Evidence e = with_steps(kH100, {R"({"warmup": true, "wall_ms": 900})", R"({"warmup": true, "wall_ms": 10})",
-                                  R"({"warmup": true, "wall_ms": 12})", R"({"warmup": false, "wall_ms": 11.5})",
-                                  R"({"warmup": false, "wall_ms": 11.5})"});
-  EXPECT_FALSE(e.tracing_overhead());  // shim only: nothing to compare
-  ASSERT_TRUE(add_gpu_activity(e, R"({"status": "ok", "steps": [{"wall_ns": 1}, {"wall_ns": 1}]})", "g.json").ok());
-  const auto o = e.tracing_overhead();
-  ASSERT_TRUE(o);
-  EXPECT_NEAR(o->untraced_ms, 11.0, 1e-9);  // the first (start-up) step is left out
-  EXPECT_NEAR(o->traced_ms, 11.5, 1e-9);
-  EXPECT_EQ(o->untraced_steps, 2);
+TEST(ProbeVerdict, TracingOverheadIsTheTracedRunAgainstTheUntracedRunsWithTheirSpread) {
+  Baseline untraced = make_baseline({RunFigure{11.0, 0.1}, RunFigure{11.4, 0.1}});
+  const std::string within = tracing_overhead_text(RunFigure{11.5, 0.1}, untraced);
+  EXPECT_NE(within.find("GPU tracing +2.7% per step"), std::string::npos) << within;
+  EXPECT_NE(within.find("2 untraced runs"), std::string::npos) << within;
+  EXPECT_NE(within.find("within their spread"), std::string::npos) << within;
+  const std::string beyond = tracing_overhead_text(RunFigure{16.0, 0.1}, untraced);
+  EXPECT_NE(beyond.find("+42.9%"), std::string::npos) << beyond;
+  EXPECT_NE(beyond.find("beyond their spread"), std::string::npos) << beyond;
+  EXPECT_TRUE(tracing_overhead_text(RunFigure{11.0, 0.1}, Baseline{}).empty());
+}
+
+TEST(ProbeVerdict, ATracedCostIsWeighedAgainstTheStepLikeTheHostSideOnes) {
+  // A 10 ms step: 0.1 ms of fp32 GEMM is too little to matter, 0.5 ms cannot be told, 3 ms counts.
+  const std::string plain = R"({"warmup": false, "wall_ms": 10})";
+  auto with_gemm = [&](int ns) {
+    Evidence e = with_steps(kH100, {plain, plain});
+    const std::string step = R"({"wall_ns": 10000000, "kernels": 5, "launches": 5, "kernel_ns": {"fp32_gemm": )" +
+                             std::to_string(ns) + "}}";
+    EXPECT_TRUE(add_gpu_activity(e, R"({"status": "ok", "steps": [)" + step + "," + step + "]}", "g.json").ok());
+    return judge(finding("PFL402", 2), e);
+  };
+  const Verdict tiny = with_gemm(100000);
+  EXPECT_EQ(tiny.state, Verdict::State::Refuted);
+  EXPECT_NE(tiny.evidence.find("too little of the step"), std::string::npos) << tiny.evidence;
+  EXPECT_EQ(with_gemm(500000).state, Verdict::State::Inconclusive);
+  EXPECT_EQ(with_gemm(3000000).state, Verdict::State::Confirmed);
+}
+
+TEST(ProbeVerdict, ATraceThatRecordedNoKernelIsNotUsed) {
+  // torch.profiler took CUPTI's buffers after the library started (seen on an H200): the library
+  // said "ok" and every step had zeros, which refuted PFL402 ("no fp32 GEMM ran").
+  const std::string plain = R"({"warmup": false, "wall_ms": 10})";
+  Evidence e = with_steps(kH100, {plain, plain});
+  ASSERT_TRUE(add_gpu_activity(e, R"({"status": "ok", "steps": [{"wall_ns": 10000000, "kernels": 0, "launches": 0},
+      {"wall_ns": 10000000, "kernels": 0, "launches": 0}]})", "g.json").ok());
+  EXPECT_FALSE(e.gpu_traced());
+  EXPECT_NE(e.gpu_status.find("another profiler"), std::string::npos) << e.gpu_status;
+  const Verdict amp = judge(finding("PFL402", 2), e);
+  EXPECT_EQ(amp.state, Verdict::State::Inconclusive);
+  EXPECT_NE(amp.evidence.find("did not trace this run"), std::string::npos) << amp.evidence;
+  EXPECT_NE(judge(finding("PFL402", 2), with_steps(kH100, {plain})).evidence.find("PERFLINT_CUPTI=1"), std::string::npos);
+  Evidence seen = with_steps(kH100, {plain, plain});
+  ASSERT_TRUE(add_gpu_activity(seen, R"({"status": "ok", "clock": "gpu", "steps": [{"wall_ns": 10000000,
+      "kernels": 3, "launches": 3}, {"wall_ns": 10000000, "kernels": 3, "launches": 3}]})", "g.json").ok());
+  EXPECT_TRUE(seen.gpu_traced());
+  EXPECT_EQ(seen.gpu_status, "ok");
+  EXPECT_EQ(seen.gpu_clock, "gpu");
 }
 
 TEST(ProbeVerdict, ACalibrationTurnsTheTf32UpperBoundIntoAnEstimate) {

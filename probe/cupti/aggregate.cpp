@@ -61,20 +61,25 @@ double StepActivity::busy_share() const {
 void Aggregator::mark_step(uint64_t ts_ns) {
   if (marks_.empty() || ts_ns >= marks_.back()) marks_.push_back(ts_ns);
 }
+void Aggregator::set_device_marks(std::vector<uint64_t> ts_ns) {
+  if (ts_ns.size() == marks_.size() && std::is_sorted(ts_ns.begin(), ts_ns.end())) device_marks_ = std::move(ts_ns);
+}
+bool Aggregator::device_clock() const { return !marks_.empty() && device_marks_.size() == marks_.size(); }
 void Aggregator::add(const KernelRecord& r) { kernels_.push_back(r); }
 void Aggregator::add(const MemcpyRecord& r) { copies_.push_back(r); }
 void Aggregator::add(const SyncRecord& r) { syncs_.push_back(r); }
 void Aggregator::add(const LaunchRecord& r) { launches_.push_back(r); }
 
 std::vector<StepActivity> Aggregator::steps() const {
+  const std::vector<uint64_t>& device = device_clock() ? device_marks_ : marks_;
   std::vector<StepActivity> out(marks_.size() < 2 ? 0 : marks_.size() - 1);
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i].start_ns = marks_[i];
-    out[i].end_ns = marks_[i + 1];
+    out[i].start_ns = device[i];
+    out[i].end_ns = device[i + 1];
   }
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> busy(out.size());
   for (const auto& k : kernels_) {
-    const long s = step_of(marks_, k.start_ns);
+    const long s = step_of(device, k.start_ns);
     if (s < 0) continue;
     const uint64_t d = k.end_ns > k.start_ns ? k.end_ns - k.start_ns : 0;
     out[s].kernel_ns[static_cast<int>(classify_kernel(k.name))] += d;
@@ -82,7 +87,7 @@ std::vector<StepActivity> Aggregator::steps() const {
     busy[s].emplace_back(k.start_ns, std::min(k.end_ns, out[s].end_ns));
   }
   for (const auto& c : copies_) {
-    const long s = step_of(marks_, c.start_ns);
+    const long s = step_of(device, c.start_ns);
     if (s < 0) continue;
     const uint64_t d = c.end_ns > c.start_ns ? c.end_ns - c.start_ns : 0;
     if (c.kind == CopyKind::HostToDevice) {
@@ -156,6 +161,11 @@ std::string to_json(const std::vector<StepActivity>& steps) {
   }
   out += steps.empty() ? "]" : "\n]";
   return out;
+}
+
+std::string output_json(const std::string& status, const Aggregator* agg) {
+  return "{\"status\": \"" + status + "\", \"clock\": \"" + (agg && agg->device_clock() ? "gpu" : "host") +
+         "\", \"steps\": " + (agg ? to_json(agg->steps()) : "[]") + "}\n";
 }
 
 }  // namespace perflint::cupti

@@ -53,6 +53,13 @@ class Aggregator {
  public:
   // A step boundary at `ts_ns` (the shim's optimizer step, sent through the library).
   void mark_step(uint64_t ts_ns);
+  // The same boundaries on the GPU timeline (where the GPU reached each one: the shim's step
+  // events, read at the end of the run). When given, one per host mark and in order, the device's
+  // records (kernels, copies) are bucketed by them and the host's (syncs, launches) by the host
+  // marks: the host runs ahead of the GPU, so a kernel belongs to the step that queued it, not to
+  // the step the host was in when it ran. Anything else is ignored (host marks for everything).
+  void set_device_marks(std::vector<uint64_t> ts_ns);
+  bool device_clock() const;
   void add(const KernelRecord& r);
   void add(const MemcpyRecord& r);
   void add(const SyncRecord& r);
@@ -63,6 +70,7 @@ class Aggregator {
 
  private:
   std::vector<uint64_t> marks_;
+  std::vector<uint64_t> device_marks_;
   std::vector<KernelRecord> kernels_;
   std::vector<MemcpyRecord> copies_;
   std::vector<SyncRecord> syncs_;
@@ -71,5 +79,8 @@ class Aggregator {
 
 // The per-step figures as a JSON array (the library writes it next to the shim's evidence).
 std::string to_json(const std::vector<StepActivity>& steps);
+// The library's whole output: status, which clock bucketed the device's records ("gpu" or "host"),
+// and the steps.
+std::string output_json(const std::string& status, const Aggregator* agg);
 
 }  // namespace perflint::cupti

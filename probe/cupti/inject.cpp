@@ -5,8 +5,9 @@
 // When CUPTI cannot be initialised (another profiler holds it), the output says why and the probe
 // goes on with the shim's evidence.
 //
-// Status: compiled and its aggregation unit-tested (tests/cupti_aggregate_test.cpp) on a machine
-// without a GPU; not yet validated on a GPU, so the runner only loads it when PERFLINT_CUPTI=1.
+// Status: run on an H200 (docs/probe-validation.md, 2026-11-26): it loaded, traced and unloaded
+// cleanly, but its per-step figures needed the GPU-timeline marks added after that run, which no GPU
+// has run yet; so the runner still loads it only when PERFLINT_CUPTI=1.
 #include <cupti.h>
 #include <unistd.h>
 
@@ -71,7 +72,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       }
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
         const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-        g_agg->add(perflint::cupti::SyncRecord{y->start, y->end});
+        // cudaStreamWaitEvent orders two streams on the GPU; the host does not wait (an H200 run
+        // counted 22 "syncs" per step in a loop with none).
+        if (y->type != CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
+          g_agg->add(perflint::cupti::SyncRecord{y->start, y->end});
         break;
       }
       case CUPTI_ACTIVITY_KIND_RUNTIME: {
@@ -99,7 +103,7 @@ void write_output() {
   std::string json;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    json = "{\"status\": \"" + g_status + "\", \"steps\": " + (g_agg ? to_json(g_agg->steps()) : "[]") + "}\n";
+    json = perflint::cupti::output_json(g_status, g_agg);
   }
   const std::string tmp = std::string(out) + ".tmp";
   if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
@@ -134,6 +138,19 @@ __attribute__((visibility("default"))) void perflint_cupti_mark_step(void) {
   if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) return;
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_agg) g_agg->mark_step(ts);
+}
+
+// CUPTI's clock now (0 when it cannot be read): the shim places its step events on this clock.
+__attribute__((visibility("default"))) uint64_t perflint_cupti_timestamp(void) {
+  uint64_t ts = 0;
+  return cuptiGetTimestamp(&ts) == CUPTI_SUCCESS ? ts : 0;
+}
+
+// The step boundaries on the GPU timeline, one per mark_step (Aggregator::set_device_marks).
+__attribute__((visibility("default"))) void perflint_cupti_set_device_marks(const uint64_t* ts, size_t n) {
+  if (!ts) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_agg) g_agg->set_device_marks(std::vector<uint64_t>(ts, ts + n));
 }
 
 // Tracing on/off (off during the first warm-up steps, to measure the probe's own overhead).

@@ -9,7 +9,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "probe", "shim"))
 
-from perflint_probe.phases import EventPhases, HostPhases  # noqa: E402
+from perflint_probe.phases import EventPhases, HostPhases, StepClock, apply_step_clock  # noqa: E402
 
 
 class FakeClock:
@@ -108,6 +108,54 @@ class EventPhasesTest(unittest.TestCase):
         self.assertEqual(stuck.created, 4)
         self.assertLessEqual(len(stuck.pending), 2)
 
+
+
+class StepClockTest(unittest.TestCase):
+    """A GPU-bound run: the host queues each 30 ms step in 2 ms, so its clock says 2 ms a step (what
+    the probe reported for an fp32 MLP on an H200 before the step clock: 2.1 ms against 30.3 ms)."""
+
+    def run_ahead(self, steps=5, gpu_ms=30.0, host_ms=2.0, warmup=1):
+        gpu = FakeClock()
+        clock = StepClock(gpu.event)
+        records = []
+        for i in range(steps):
+            gpu.queued += gpu_ms
+            clock.mark(i)
+            records.append({"index": i, "warmup": i < warmup, "wall_ms": host_ms})
+        return gpu, clock, records
+
+    def test_steps_take_their_gpu_time_once_the_gpu_has_run_them(self):
+        gpu, clock, records = self.run_ahead()
+        gpu.done = 65.0  # the GPU is two steps behind: only what completed is read
+        self.assertEqual(sorted(clock.walls(len(records))), [1])
+        self.assertEqual(apply_step_clock(records, clock.walls(len(records))), "host")
+        self.assertEqual([r["wall_ms"] for r in records], [2.0] * 5)  # unchanged: not every measured step
+        gpu.done = gpu.queued  # the final synchronize()
+        walls = clock.walls(len(records))
+        self.assertEqual(walls, {1: 30.0, 2: 30.0, 3: 30.0, 4: 30.0})
+        self.assertEqual(apply_step_clock(records, walls), "cuda_events")
+        self.assertEqual([r["wall_ms"] for r in records], [2.0, 30.0, 30.0, 30.0, 30.0])
+        self.assertEqual([r.get("host_wall_ms") for r in records], [None, 2.0, 2.0, 2.0, 2.0])
+        self.assertEqual(apply_step_clock(records, walls), "cuda_events")  # a second call changes nothing
+        self.assertEqual(records[1]["host_wall_ms"], 2.0)
+
+    def test_without_warmup_the_first_step_has_no_start_event_and_the_host_clock_stays(self):
+        gpu, clock, records = self.run_ahead(warmup=0)
+        gpu.done = gpu.queued
+        self.assertEqual(apply_step_clock(records, clock.walls(len(records))), "host")
+        self.assertEqual(records[0]["wall_ms"], 2.0)
+
+    def test_device_marks_place_every_boundary_on_the_end_clock(self):
+        gpu, clock, records = self.run_ahead(steps=3)
+        gpu.queued += 5.0
+        end = gpu.event()
+        end.record()
+        gpu.done = gpu.queued
+        marks = clock.device_marks(3, end, end_ns=10_000_000_000)
+        # boundaries at 30, 60, 90 ms of stream time; the end event at 95 ms = 10 s on CUPTI's clock
+        self.assertEqual(marks, [10_000_000_000 - 65_000_000, 10_000_000_000 - 35_000_000, 10_000_000_000 - 5_000_000])
+        del clock.events[1]  # a boundary without an event: no marks at all, never misaligned ones
+        self.assertIsNone(clock.device_marks(3, end, end_ns=10_000_000_000))
 
 if __name__ == "__main__":
     unittest.main()

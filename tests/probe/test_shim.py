@@ -83,6 +83,17 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(ev["step_marker"], "backward")
         self.assertEqual(len(ev["steps"]), 7)
 
+    def test_steps_on_cuda_take_their_time_from_the_gpu_timeline(self):
+        # The host queues a GPU-bound step in a fraction of its GPU time: on an H200 the host clock
+        # said 2.1 ms for a 30.3 ms fp32 step. The step events put the GPU's time in wall_ms.
+        code, ev, log = probe("fake_gpu_clock.py", steps=4, warmup=2)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["step_clock"], "cuda_events", log)
+        for s in measured(ev):
+            self.assertAlmostEqual(s["wall_ms"], 30.0)
+            self.assertLess(s["host_wall_ms"], 30.0)
+        self.assertNotIn("host_wall_ms", ev["steps"][0])  # no event before the first step: host time
+
     def test_crash_gives_partial_evidence_and_the_traceback(self):
         code, ev, log = probe("crash_at_3.py")
         self.assertNotEqual(code, 0)

@@ -115,3 +115,62 @@ class EventPhases:
                 still.append((step, phase, start, end))
         self.pending = still
         return out
+
+
+class StepClock:
+    """Step boundaries on the GPU timeline.
+
+    On CUDA the host runs ahead of the GPU: a step whose host code only queues kernels takes a
+    fraction of its GPU time on the host clock, until the queue is full. A CUDA event recorded at
+    every step boundary (on the current stream) marks where the GPU reached that boundary; the time
+    between two such events is the step's length as the GPU ran it, idle gaps included. The events
+    are read when the measured steps are over — after one synchronize() at the end of the run, which
+    no measured step pays for — or, on an early end, as far as they have completed (query()).
+    `make_event()` returns an object with record(), query() and elapsed_time(other) in ms.
+    """
+
+    def __init__(self, make_event):
+        self.make_event = make_event
+        self.events = {}  # step index -> the event recorded at the end of that step
+
+    def mark(self, index):
+        e = self.make_event()
+        e.record()
+        self.events[index] = e
+
+    def walls(self, count, completed_only=True):
+        """{step index: ms} for the steps among the first `count` whose start (the previous step's
+        event) and end events are both known and, with completed_only, have completed."""
+        out = {}
+        for i in range(1, count):
+            start, end = self.events.get(i - 1), self.events.get(i)
+            if start is None or end is None:
+                continue
+            if completed_only and not end.query():
+                continue
+            out[i] = start.elapsed_time(end)
+        return out
+
+    def device_marks(self, count, end_event, end_ns):
+        """Every boundary's time on the clock of `end_ns` (CUPTI's), from each event's distance to
+        `end_event`, a completed event whose GPU time was `end_ns`; None unless all `count`
+        boundaries have an event."""
+        if count <= 0 or any(i not in self.events for i in range(count)):
+            return None
+        marks = [end_ns - int(round(self.events[i].elapsed_time(end_event) * 1e6)) for i in range(count)]
+        return marks if all(a <= b for a, b in zip(marks, marks[1:])) else None
+
+
+def apply_step_clock(records, walls):
+    """Makes the GPU timeline the steps' clock when it covers every measured step: each such
+    record's wall_ms becomes the GPU time and host_wall_ms keeps the host's. Returns the clock in
+    force, "cuda_events" or "host" (then the records are left as they were)."""
+    measured = [r for r in records if not r.get("warmup")]
+    if not measured or any(r["index"] not in walls for r in measured):
+        return "host"
+    for r in records:
+        ms = walls.get(r["index"])
+        if ms is not None and "host_wall_ms" not in r:
+            r["host_wall_ms"] = r["wall_ms"]
+            r["wall_ms"] = ms
+    return "cuda_events"

@@ -23,7 +23,7 @@ import traceback
 from perflint_probe import EVIDENCE_SCHEMA
 from perflint_probe import fixes
 from perflint_probe import patches
-from perflint_probe.phases import EventPhases, HostPhases
+from perflint_probe.phases import EventPhases, HostPhases, StepClock, apply_step_clock
 
 
 def _env_int(name, default):
@@ -91,6 +91,10 @@ class Probe:
         # and resolved at later boundaries without a sync; step index -> {phase: ms}.
         self.gpu_events = None
         self.gpu_phase_ms = {}
+        # CUDA: the step boundaries on the GPU timeline (phases.StepClock); the steps' clock is the
+        # GPU's when every measured step was resolved on it ("cuda_events"), else the host's.
+        self.step_clock = None
+        self.step_clock_name = "host"
         # The probe's DDP communication hook is in place (patches._install_collectives): the reducer
         # holds a Python callable, and tearing the interpreter down with it (after a crash, while the
         # other ranks wait in a collective) can abort the process. Such a process leaves with
@@ -112,7 +116,7 @@ class Probe:
         patches.install(self)
         self.fix_context = fixes.install(self)
         if self.cupti is not None and self.warmup > 0:
-            self.cupti.perflint_cupti_enable(0)  # warm-up untraced: the report compares the two
+            self.cupti.perflint_cupti_enable(0)  # warm-up untraced: start-up work is not the steps'
         signal.signal(signal.SIGTERM, self._on_sigterm)
         return None
 
@@ -229,6 +233,10 @@ class Probe:
             self.sync_debug = patches.SyncDebug.start(self)  # only once CUDA is in use: never initializes it
         elif self.sync_debug:
             self.sync_debug.reassert()
+        if self.step_clock is None and self.gpu_events is not None:
+            self.step_clock = StepClock(lambda: self.torch.cuda.Event(enable_timing=True))
+        if self.step_clock is not None:
+            self.step_clock.mark(len(self.records))
         if self.cupti is not None:
             self.cupti.perflint_cupti_mark_step()
             if len(self.records) + 1 == self.warmup:
@@ -269,8 +277,36 @@ class Probe:
         self._progress(len(self.records))
         if len(self.records) >= self.warmup + self.steps:
             self.exit = {"reason": "steps_reached", "code": 0}
+            self._settle_gpu()
             self.write()
             _flush_and_exit(0)
+
+    def _settle_gpu(self):
+        """The measured steps are over: one synchronize() lets every step event complete (no
+        measured step pays for it), and the CUPTI library gets the boundaries on the GPU timeline,
+        so that kernels are counted in the step that queued them rather than the one running on
+        the host when they executed."""
+        if self.step_clock is None:
+            return
+        try:
+            cuda = self.torch.cuda
+            cuda.synchronize()
+            if self.cupti is None or not hasattr(self.cupti, "perflint_cupti_set_device_marks"):
+                return
+            end = cuda.Event(enable_timing=True)
+            before = self.cupti.perflint_cupti_timestamp()
+            end.record()  # on an idle GPU: it runs between the two timestamps
+            cuda.synchronize()
+            after = self.cupti.perflint_cupti_timestamp()
+            if not before or not after:
+                return
+            marks = self.step_clock.device_marks(len(self.records), end, (before + after) // 2)
+            if marks:
+                import ctypes
+
+                self.cupti.perflint_cupti_set_device_marks((ctypes.c_uint64 * len(marks))(*marks), len(marks))
+        except Exception:
+            pass  # a CUDA error of the script's: the host clock and host marks stay
 
     def _progress(self, done):
         try:
@@ -356,6 +392,11 @@ class Probe:
             for index, ms in self.gpu_phase_ms.items():
                 if 0 <= index < len(self.records):
                     self.records[index]["gpu_phases"] = {k + "_ms": v for k, v in ms.items()}
+        if self.step_clock is not None:
+            try:
+                self.step_clock_name = apply_step_clock(self.records, self.step_clock.walls(len(self.records)))
+            except Exception:  # a CUDA error of the script's: the host clock stays
+                pass
         return {
             "schema": EVIDENCE_SCHEMA,
             "python": sys.executable,
@@ -368,6 +409,7 @@ class Probe:
             "local_rank": _env_int("LOCAL_RANK", 0),
             "world_size": _env_int("WORLD_SIZE", 1),
             "step_marker": self.marker,
+            "step_clock": self.step_clock_name,
             "elapsed_ms": (time.perf_counter() - self.started) * 1000.0,
             "device": self.device() if torch is not None else {"kind": "unknown"},
             "memory": self.memory() if torch is not None else None,
@@ -446,7 +488,11 @@ def _cupti_library():
     try:
         import ctypes
 
-        return ctypes.CDLL(path)  # the same handle the driver holds: dlopen counts references
+        lib = ctypes.CDLL(path)  # the same handle the driver holds: dlopen counts references
+        if hasattr(lib, "perflint_cupti_timestamp"):
+            lib.perflint_cupti_timestamp.restype = ctypes.c_uint64
+            lib.perflint_cupti_set_device_marks.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+        return lib
     except OSError:
         return None
 
