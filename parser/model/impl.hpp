@@ -574,6 +574,8 @@ struct Model::Impl {
   static bool frames_have_loop(const Context& ctx);
 
   void find_steps();
+  void find_rollout_loops();
+  bool environment_step(const CallInfo& c) const;
 
   // The loop (by index) a node belongs to as "step": innermost step loop in its frames, or, inside
   // a step function, the step loop of an unguarded call site.

@@ -2,6 +2,7 @@
 #include "parser/model/impl.hpp"
 
 #include <cctype>
+#include <unordered_set>
 
 namespace perflint {
 
@@ -275,6 +276,7 @@ void Model::Impl::find_steps() {
         if (f != SIZE_MAX) functions[f].has_step_loop = true;
       }
     }
+  find_rollout_loops();
   // Repeated: an outer loop around the step loop, or its function is called inside a loop.
   for (auto& l : loops) {
     if (!l.step) continue;
@@ -285,6 +287,75 @@ void Model::Impl::find_steps() {
         for (size_t i : callers[f])
           if (frames_have_loop(call_ctx[i])) l.repeated = true;
     }
+  }
+}
+
+// `obs, reward, done, info = envs.step(action)`: a reinforcement-learning environment's step (gym's
+// API), not an optimizer's, scheduler's or scaler's: the receiver is named for an environment, or
+// the call's result is unpacked into four names or more.
+bool Model::Impl::environment_step(const CallInfo& c) const {
+  if (c.method != "step" || null(c.receiver) || optimizer_like(c.receiver)) return false;
+  const std::string_view name = last_component(t(c.receiver));
+  if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
+  if (icontains(name, "env")) return true;
+  const TSNode parent = ts_node_parent(c.node);
+  if (null(parent) || !is(parent, "assignment")) return false;
+  const TSNode left = field(parent, "left");
+  return !null(left) && (is(left, "pattern_list") || is(left, "tuple_pattern")) && ts_node_named_child_count(left) >= 4;
+}
+
+// Rollout loops (on-policy RL: cleanrl's PPO, Spinning Up's VPG and PPO). Each iteration of the
+// outer loop first steps the environments `num_steps` times, then updates the policy: the rollout
+// loop is as hot as the update's step loop (`envs.step(action.cpu().numpy())` and the tensors built
+// from its results run 128 times an iteration), so it is a step loop too. It is a loop that steps
+// an environment, in the body of a loop that also runs the update (a step loop, or a call to a
+// function of this file that has one, at any depth: PPO's update is `for epoch: for minibatch:`),
+// with no condition between the two loops (an evaluation every N iterations is not a rollout).
+void Model::Impl::find_rollout_loops() {
+  std::unordered_set<NodeKey, NodeKeyHash> outer;  // loops whose body runs an update
+  auto innermost_loop = [](const Context& ctx) -> const Frame* {
+    for (size_t k = ctx.frames.size(); k-- > 0;)
+      if (ctx.frames[k].kind == Frame::Kind::Loop) return &ctx.frames[k];
+    return nullptr;
+  };
+  auto add_loops = [&](const Context& ctx) {
+    for (const Frame& fr : ctx.frames)
+      if (fr.kind == Frame::Kind::Loop) outer.insert(key(fr.node));
+  };
+  for (const auto& l : loops)
+    if (l.step) add_loops(l.ctx);
+  for (size_t i = 0; i < calls.size(); ++i)
+    for (size_t f : call_callees[i])
+      if (functions[f].has_step_loop) add_loops(call_ctx[i]);
+  if (outer.empty()) return;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!environment_step(calls[i])) continue;
+    const Context& ctx = call_ctx[i];
+    const Frame* r = innermost_loop(ctx);
+    if (!r) continue;
+    auto it = loop_index.find(key(r->node));
+    if (it == loop_index.end() || loops[it->second].step) continue;
+    Loop& rollout = loops[it->second];
+    // The rollout loop's own frames: the loop around it must run the update, with nothing
+    // conditional (or a nested function) in between.
+    const auto& frames = rollout.ctx.frames;
+    bool found = false;
+    for (size_t k = frames.size(); k-- > 0;) {
+      const Frame& fr = frames[k];
+      if (fr.kind == Frame::Kind::Loop) {
+        found = outer.count(key(fr.node)) > 0;
+        break;
+      }
+      if (fr.kind != Frame::Kind::Guard && fr.kind != Frame::Kind::Condition && fr.kind != Frame::Kind::Function &&
+          fr.kind != Frame::Kind::Lambda && fr.kind != Frame::Kind::Class)
+        continue;
+      break;
+    }
+    if (!found) continue;
+    rollout.step = true;
+    step_loop_nodes.push_back(rollout.node);
+    if (!null(rollout.ctx.function))
+      if (const size_t f = function_index(rollout.ctx.function); f != SIZE_MAX) functions[f].has_step_loop = true;
   }
 }
 
