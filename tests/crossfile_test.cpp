@@ -384,6 +384,14 @@ TEST(CrossFile, AMixedPrecisionTrainersOptimizeIsTheStepAndItsDeviceComesFromThe
   check_project(kDir.parent_path() / "crossfile_mp_trainer", 5);
 }
 
+TEST(CrossFile, AFallbackInstanceRunsTheMethodItsBaseClassDefines) {
+  // tests/fixtures/crossfile_fallback_sampler/: `self.sampler = sampler or UniformSampler(1000)`, then
+  // `self.sampler.sample(...)` every step: UniformSampler inherits sample() from ScheduleSampler,
+  // whose host-built indices are copied to the GPU every step (consistency_models, guided-diffusion).
+  // Trap: Histogram.sample, a method of the same name in a class that is no base.
+  check_project(kDir.parent_path() / "crossfile_fallback_sampler", 3);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs

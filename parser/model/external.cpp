@@ -35,6 +35,9 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
   if (found == index.end()) return;
   for (size_t ai : found->second) {
     TSNode v = all_assigns[ai].value;
+    // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
+    // passes nothing gets (consistency_models, guided-diffusion).
+    while (!null(v) && is(v, "boolean_operator") && t(field(v, "operator")) == "or") v = field(v, "right");
     for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
       const TSNode fn = field(v, "function");
       const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
@@ -54,6 +57,21 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
     }
     if (!null(v) && visit(v)) return;
   }
+}
+
+// `cls.method` of this file, or the method a base class of this file defines for it
+// (`class UniformSampler(ScheduleSampler)` runs ScheduleSampler.sample); SIZE_MAX if none.
+size_t Model::Impl::class_method(const std::string& cls, const std::string& method, int depth) const {
+  if (auto it = class_methods.find(cls + "." + method); it != class_methods.end()) return it->second;
+  if (depth > 4) return SIZE_MAX;
+  auto c = class_nodes.find(cls);
+  if (c == class_nodes.end()) return SIZE_MAX;
+  const TSNode supers = field(c->second, "superclasses");
+  if (null(supers)) return SIZE_MAX;
+  for (TSNode b : ts::named_children(supers))
+    if (is(b, "identifier") && t(b) != cls)
+      if (const size_t f = class_method(std::string(t(b)), method, depth + 1); f != SIZE_MAX) return f;
+  return SIZE_MAX;
 }
 
 void Model::Impl::link_external() {
@@ -101,10 +119,9 @@ void Model::Impl::link_external() {
             fi = f;
     } else {
       const std::string cls = name.substr(0, dot), method = name.substr(dot + 1);
-      auto it = class_methods.find(name);
+      fi = class_method(cls, method);
       // Calling an instance runs __call__, which for an nn.Module is forward().
-      if (it == class_methods.end() && method == "__call__") it = class_methods.find(cls + ".forward");
-      if (it != class_methods.end()) fi = it->second;
+      if (fi == SIZE_MAX && method == "__call__") fi = class_method(cls, "forward");
     }
     if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_name(functions[fi].name)) continue;
     if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);

@@ -360,6 +360,8 @@ struct Model::Impl {
   std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
   // Same-file classes: (class name, method name) -> function index, for `model(x)` -> Net.forward.
   std::unordered_map<std::string, size_t> class_methods;
+  std::unordered_map<std::string, TSNode> class_nodes;  // classes with a method, by name (the last one)
+  size_t class_method(const std::string& cls, const std::string& method, int depth = 0) const;
   // The same-file class a callable expression was built from (`model = DDP(Net()).cuda()`), or empty.
   std::string_view instance_class(TSNode callee, int depth = 0) const;
   std::string_view instance_class_uncached(TSNode callee, int depth) const;

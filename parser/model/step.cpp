@@ -141,8 +141,10 @@ size_t Model::Impl::function_index(TSNode fn) const {
 void Model::Impl::link_calls() {
   for (size_t f = 0; f < functions.size(); ++f) {
     // def inside `class X:` (its block): a method of X.
-    if (const TSNode cls = functions[f].cls; !null(cls))
+    if (const TSNode cls = functions[f].cls; !null(cls)) {
       class_methods.emplace(std::string(t(field(cls, "name"))) + "." + functions[f].name, f);
+      class_nodes[std::string(t(field(cls, "name")))] = cls;
+    }
   }
   call_callees.resize(calls.size());
   callers.assign(functions.size(), {});
