@@ -106,14 +106,37 @@ const ModuleSummary* FileProjectContext::step_importer(const std::string& file, 
                                                    const SteppedResult** which) {
   const std::string module = fs::path(file).stem().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  for (const auto& other : siblings_naming(file, function)) {
-    const ModuleSummary* s = summary_of(other);
-    if (!s) continue;
-    for (const auto& r : s->stepped_results)
-      if (r.module == module && r.function == function && r.index == index) {
-        if (which) *which = &r;
-        return s;
-      }
+  auto stepped = [&](const ModuleSummary* s) {
+    if (s)
+      for (const auto& r : s->stepped_results)
+        if (r.module == module && r.function == function && r.index == index) {
+          if (which) *which = &r;
+          return true;
+        }
+    return false;
+  };
+  // The importer's summary is made with this project (the plain one is not: the importer may hand
+  // the result to a class of a third file, `TrainLoop(data=load_data(...))`, whose step iterates it)
+  // and only for a file that names the function: a few per loader factory.
+  auto importer_summary = [&](const std::string& path) -> const ModuleSummary* {
+    auto it = importer_summaries_.find(path);
+    if (it != importer_summaries_.end()) return it->second.get();  // null while being made: a cycle
+    importer_summaries_.emplace(path, nullptr);
+    auto made = std::make_unique<ModuleSummary>(summarize_module(path, text_of(path), this));
+    return (importer_summaries_[path] = std::move(made)).get();
+  };
+  for (const auto& other : siblings_naming(file, function))
+    if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
+  // A script of another directory that imports this module (guided-diffusion's
+  // scripts/image_train.py calls guided_diffusion/image_datasets.py's load_data).
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  const ImportGraph& g = graph_for(root_for(self));
+  for (const auto& [other, imported] : g.imports) {
+    if (other == self.string() || fs::path(other).parent_path() == self.parent_path()) continue;  // siblings: above
+    if (std::find(imported.begin(), imported.end(), self.string()) == imported.end()) continue;
+    if (text_of(other).find(function) == std::string::npos) continue;
+    if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
   }
   return nullptr;
 }

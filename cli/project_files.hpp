@@ -70,6 +70,8 @@ class FileProjectContext final : public ProjectContext {
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
+  // Summaries made with this project context, of the files that call a loader factory (step_importer).
+  std::map<std::string, std::unique_ptr<ModuleSummary>> importer_summaries_;
   // The summary of the file a step call's dotted target resolves to (after re-exports), the name
   // in it to `*name`; null when outside the project or this file. Caller holds mu_.
   const ModuleSummary* target_summary(const std::string& from_file, const std::string& target, std::string* name);

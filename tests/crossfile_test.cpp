@@ -392,6 +392,14 @@ TEST(CrossFile, AFallbackInstanceRunsTheMethodItsBaseClassDefines) {
   check_project(kDir.parent_path() / "crossfile_fallback_sampler", 3);
 }
 
+TEST(CrossFile, ALoaderAGeneratorYieldsFromFeedsTheStepOfTheClassTheScriptHandsItTo) {
+  // tests/fixtures/crossfile_generator_loader/: pkg/image_datasets.py's load_data yields from its
+  // loader forever; scripts/train.py (another directory) hands the generator to pkg/train_util.py's
+  // TrainLoop, whose while-loop step draws batches with next(self.data) and runs on CUDA: the loader
+  // gets PFL102 and PFL105 (guided-diffusion, consistency_models). Trap: load_eval, which no one calls.
+  check_project(kDir.parent_path() / "crossfile_generator_loader", 4);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs

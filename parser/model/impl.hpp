@@ -655,6 +655,7 @@ struct Model::Impl {
 
   // The name the caller binds to `fn(...)`'s result (`x = fn()`; index i of `a, b = fn()`), or "".
   std::string bound_to_result(TSNode fn, int index) const;
+  uint32_t yielded_from(TSNode fn, std::string_view name, bool& again) const;
 
   bool imports_module(std::string_view module) const;
 

@@ -2,6 +2,8 @@
 // accelerate.prepare, Lightning hooks).
 #include "parser/model/impl.hpp"
 
+#include <cctype>
+
 namespace perflint {
 
 TSNode Model::Impl::iterable_base(TSNode e, bool* enumerated) const {
@@ -31,6 +33,35 @@ int Model::Impl::returned_index(TSNode fn, std::string_view name) const {
     }
   }
   return kNotReturned;
+}
+
+// Where generator `fn` yields the items of `name` (`yield from name`, or `for b in name: ... yield`);
+// 0 if it does not. `again`: a loop of `fn` around that yield iterates `name` once per pass.
+uint32_t Model::Impl::yielded_from(TSNode fn, std::string_view name, bool& again) const {
+  const std::string_view body = t(fn);
+  const uint32_t base = ts_node_start_byte(fn);
+  uint32_t at = 0;
+  const std::string pattern = "yield from " + std::string(name);
+  for (size_t k = body.find(pattern); k != std::string_view::npos; k = body.find(pattern, k + 1)) {
+    const size_t end = k + pattern.size();
+    if (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_' || body[end] == '.'))
+      continue;
+    at = base + static_cast<uint32_t>(k);
+    break;
+  }
+  if (at == 0)
+    for (const Loop& l : loops) {
+      if (!ts::same(l.ctx.function, fn) || !is(l.node, "for_statement")) continue;
+      if (t(iterable_base(field(l.node, "right"), nullptr)) != name) continue;
+      if (t(field(l.node, "body")).find("yield") == std::string_view::npos) continue;
+      at = ts_node_start_byte(l.node);
+      break;
+    }
+  if (at == 0) return 0;
+  again = std::any_of(loops.begin(), loops.end(), [&](const Loop& l) {
+    return ts::same(l.ctx.function, fn) && ts_node_start_byte(l.node) < at && at < ts_node_end_byte(l.node);
+  });
+  return at;
 }
 
 std::string Model::Impl::bound_to_result(TSNode fn, int index) const {
@@ -184,6 +215,16 @@ void Model::Impl::collect_loaders() {
       d.variable = bound_to_result(fn, index);
       returned_at = index;
     }
+    // A generator that builds the loader and yields its batches (`while True: yield from loader`,
+    // guided-diffusion's load_data): its callers iterate the loader through it, and a loop around
+    // the yield iterates the loader again each pass (its workers restart unless persistent).
+    bool yields_again = false;
+    if (returned_at == kNotReturned && !null(fn) && !d.variable.empty() && is(field(parent, "left"), "identifier"))
+      if (const uint32_t at = yielded_from(fn, d.variable, yields_again); at != 0) {
+        returned_at = -1;
+        if (std::string caller_name = bound_to_result(fn, -1); !caller_name.empty() && caller_name != "_")
+          d.variable = std::move(caller_name);
+      }
     // Lightning calls `train_dataloader()` and runs the training step over what it returns, once
     // per epoch: the loader feeds the step with no loop in the file to show it.
     if (lightning_hook(fn, "train_dataloader")) {
@@ -206,10 +247,14 @@ void Model::Impl::collect_loaders() {
       const SteppedResult* r = nullptr;
       if (const ModuleSummary* imp = project->step_importer(src.path(), fname, returned_at, &r); imp && r) {
         d.feeds_step = true;
-        d.repeated = r->repeated;
+        d.repeated = r->repeated || yields_again;
         d.step_loop = field(fn, "name");
-        // The importer's CUDA use is this loader's too (pinned memory, copies).
-        if (imp->uses_cuda && null(cuda_node) && !importer) importer = imp;
+        // The importer's CUDA use is this loader's too (pinned memory, copies), or that of the
+        // project module it imports whose step iterates the loader (`TrainLoop(data=...)`).
+        if (null(cuda_node) && !importer) {
+          if (imp->uses_cuda) importer = imp;
+          else if (const ModuleSummary* via = project->cuda_imported(imp->path)) importer = via;
+        }
         d.framework_reason = std::filesystem::path(imp->path).filename().string() + " iterates what " +
                              std::string(fname) + "() returns in its training loop (line " +
                              std::to_string(r->line) + ")";

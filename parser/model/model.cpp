@@ -280,7 +280,17 @@ TSNode enclosing_class(TSNode fn) {
 // local name assigned once in the loop's function from such a wrapper (`data_iter =
 // tqdm.tqdm(enumerate(data_loader))`; `for i, data in data_iter:`), what that wraps.
 TSNode Model::Impl::loop_source(const Loop& l) const {
-  if (!is(l.node, "for_statement")) return {};
+  if (!is(l.node, "for_statement")) {
+    // `while ...: batch, cond = next(self.data)`: what the loop draws its batches from.
+    const uint32_t lo = ts_node_start_byte(l.node), hi = ts_node_end_byte(l.node);
+    auto first = std::lower_bound(calls.begin(), calls.end(), lo,
+                                  [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
+    for (auto ci = first; ci != calls.end() && ts_node_start_byte(ci->node) < hi; ++ci)
+      if (t(ci->function) == "next" && !ci->positional.empty() &&
+          (is(ci->positional.front(), "identifier") || is(ci->positional.front(), "attribute")))
+        return ci->positional.front();
+    return {};
+  }
   TSNode base = iterable_base(field(l.node, "right"), nullptr);
   if (!is(base, "identifier") || null(l.ctx.function)) return base;
   const auto& b = bindings();
@@ -354,6 +364,36 @@ std::vector<FunctionSummary> Model::function_summaries() const {
 
 std::vector<SteppedResult> Model::stepped_results() const {
   std::vector<SteppedResult> out;
+  // `data = load_data(...)` handed to a class of another file whose training step iterates that
+  // constructor parameter (`TrainLoop(..., data=data).run_loop()`, guided-diffusion): that step
+  // iterates what load_data returns.
+  if (impl_->project)
+    for (const CallInfo& c : impl_->calls) {
+      if (c.qualname.empty() || (c.keywords.empty() && c.positional.empty())) continue;
+      const std::string target = impl_->outgoing_target(c);  // empty for a library's class
+      if (target.empty() || target.find('.') == std::string::npos) continue;
+      const char first = target[target.rfind('.') + 1];
+      if (first < 'A' || first > 'Z') continue;  // a class by its name's convention
+      const FunctionSummary* init = impl_->project->project_function(impl_->src.path(), target + ".__init__", nullptr);
+      if (!init || init->iterated_params.empty()) continue;
+      for (int idx : init->iterated_params) {
+        if (idx < 1 || static_cast<size_t>(idx) >= init->params.size()) continue;
+        const TSNode arg = c.arg(init->params[static_cast<size_t>(idx)], idx - 1);
+        if (null(arg) || !is(arg, "identifier")) continue;
+        for (const auto& a : impl_->all_assigns) {
+          if (!is(a.value, "call") || !is(a.target, "identifier") || impl_->t(a.target) != impl_->t(arg)) continue;
+          if (!ts::same(a.ctx.function, impl_->call_ctx[static_cast<size_t>(&c - impl_->calls.data())].function)) continue;
+          // `pkg.image_datasets.load_data`: the module is the file's stem, as step_importer asks.
+          const std::string q = impl_->qualname_of(field(a.value, "function"));
+          const size_t last = q.rfind('.');
+          if (last == std::string::npos || last == 0) continue;
+          const size_t prev = q.rfind('.', last - 1);
+          const size_t from = prev == std::string::npos ? 0 : prev + 1;
+          out.push_back({q.substr(from, last - from), q.substr(last + 1), -1,
+                         impl_->src.position(ts_node_start_byte(c.node)).line, false});
+        }
+      }
+    }
   for (const auto& l : impl_->loops) {
     if (!l.step || !is(l.node, "for_statement")) continue;
     TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
