@@ -88,7 +88,9 @@ class FileProjectContext final : public ProjectContext {
     std::string root;
     bool usable = false;                                     // not too many files
     std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
-    std::set<std::string> has_step_text;  // files naming .backward( and .step( that import project files
+    std::set<std::string> has_step_text;  // seeds: files naming .backward( and .step( that import project
+                                          // files, and files that import such a file
+    std::set<std::string> not_tests;      // (while building) the files that are not tests
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
   std::map<std::string, ImportGraph> graphs_;

@@ -119,10 +119,12 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       // Not in comments or docstring examples (`>>> loss.backward()` in a library's documentation).
       // The optimizer step may be a mixed-precision trainer's (`self.mp_trainer.backward(loss)`,
       // `self.mp_trainer.optimize(self.opt)`: guided-diffusion, consistency_models).
+      const bool test = test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1))));
       if (project_text::mentions_in_code(text, ".backward(") &&
           (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".optimize(")) &&
-          !test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1)))))
+          !test)
         g.has_step_text.insert(f);
+      if (!test) g.not_tests.insert(f);
       const std::string dir = f.substr(0, f.rfind('/'));
       std::set<std::string> targets;
       for (const ImportStatement& s : import_statements(text)) {
@@ -151,10 +153,19 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       }
       targets.erase(f);
       if (!targets.empty()) g.imports[f].assign(targets.begin(), targets.end());
-      // A step that imports nothing of the project calls nothing of it: not a seed (a project of
-      // single-file scripts costs no second parse).
-      if (targets.empty()) g.has_step_text.erase(f);
     }
+    // A script that imports a module with a training step may run it in its loop (TD3's main.py:
+    // `policy.train(replay_buffer, batch_size)` every environment step; `dqn.learn(mem)`): a seed
+    // too. A step that imports nothing of the project calls nothing of it: not a seed (a project of
+    // single-file scripts costs no second parse).
+    std::set<std::string> seeds;
+    for (const auto& [f, imported] : g.imports) {
+      if (!g.not_tests.count(f)) continue;
+      if (g.has_step_text.count(f) ||
+          std::any_of(imported.begin(), imported.end(), [&](const std::string& m) { return g.has_step_text.count(m) > 0; }))
+        seeds.insert(f);
+    }
+    g.has_step_text = std::move(seeds);
   }
   if (store_) mark_computed(root);
   return graphs_.emplace(root, std::move(g)).first->second;

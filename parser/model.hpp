@@ -38,6 +38,7 @@ struct Value {
   std::string s;
   const ArgOption* from_option = nullptr;  // came from an argparse default
   std::string from_config;                 // came from a config object: "TrainConfig.num_workers (a dataclass default)"
+  bool from_imported_option = false;       // from_config is an argparse default of another file's parser
   TSNode origin{};                         // the literal the value was read from
 
   bool known() const { return kind != Kind::Unknown; }

@@ -400,6 +400,15 @@ TEST(CrossFile, ALoaderAGeneratorYieldsFromFeedsTheStepOfTheClassTheScriptHandsI
   check_project(kDir.parent_path() / "crossfile_generator_loader", 4);
 }
 
+TEST(CrossFile, ALoopThatCallsAnotherFilesStepMethodIsTheStepLoopEvenUnderAnIntervalGuard) {
+  // tests/fixtures/crossfile_agent_step/: main.py has no backward; its loop calls agent.learn(...)
+  // every 4 environment steps, a method of agent.py that does the whole step, and agent.act(state)
+  // every step (TD3's policy.train(replay_buffer, ...), Rainbow's dqn.learn(mem), held-out round 11).
+  // Traps: agent.net.train() is a mode switch; --expert, off by default in arguments.py (another
+  // file's parser), keeps the expert DataLoader unbuilt and agent.imitate() unrun.
+  check_project(kDir.parent_path() / "crossfile_agent_step", 3);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs

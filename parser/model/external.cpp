@@ -169,7 +169,10 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
     return {};
   }
   // `logger.update(loss=l)`, `self.criterion.build_targets(...)`: a method of such an instance.
-  if (is(c.function, "attribute") && !c.method.empty() && !move_name(c.method))
+  // (`model.train()` switches a module's mode, but `policy.train(replay_buffer, 256)` is TD3's step.)
+  const bool mode_switch = move_name(c.method) && !(c.method == "train" && !c.positional.empty() &&
+                                                    !is(c.positional.front(), "true") && !is(c.positional.front(), "false"));
+  if (is(c.function, "attribute") && !c.method.empty() && !mode_switch)
     if (auto q = instance_qualname(c.receiver); !q.empty()) return q + "." + std::string(c.method);
   return {};
 }
@@ -192,7 +195,10 @@ std::vector<StepCall> Model::step_calls() const {
     std::string target = impl_->outgoing_target(c);
     if (target.empty()) continue;
     const StepContext sc = step_context(c.node);
-    if (!sc.per_step()) continue;
+    // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
+    // Rainbow) runs every step however seldom the loop around it calls it.
+    if (!sc.per_step() && !(sc.in_step && impl_->marker_calls.count(static_cast<size_t>(&c - impl_->calls.data()))))
+      continue;
     StepCall s;
     s.target = std::move(target);
     s.line = impl_->src.position(ts_node_start_byte(c.node)).line;

@@ -382,6 +382,7 @@ struct Model::Impl {
   TSNode loop_source(const Loop& l) const;
   std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
   std::vector<TSNode> step_loop_nodes;
+  std::unordered_set<size_t> marker_calls;  // indices of calls that are a training step (find_steps)
 
   // argparse
   std::vector<ArgOption> options;

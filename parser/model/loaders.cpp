@@ -183,6 +183,11 @@ void Model::Impl::collect_loaders() {
     const std::string_view q = c.qualname;
     if (q != "torch.utils.data.DataLoader" && q != "torch.utils.data.dataloader.DataLoader")
       continue;
+    // Built in a branch an option's default switches off (`if args.gail:` with --gail off): not
+    // built in the default launch, so not the run's loader.
+    if (std::any_of(call_ctx[i].frames.begin(), call_ctx[i].frames.end(),
+                    [&](const Frame& f) { return flag_off(f, call_ctx[i].function); }))
+      continue;
     DataLoaderInfo d;
     d.call = &c;
     TSNode parent = ts::parent(c.node);

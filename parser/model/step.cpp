@@ -216,6 +216,13 @@ void Model::Impl::find_steps() {
     }
     if (!project) continue;
     bool candidate = icontains(c.method, "step") || icontains(t(c.function), "train_step");
+    // In a loop, a call named for training (`policy.train(replay_buffer, batch_size)`: TD3,
+    // `dqn.learn(mem)`: Rainbow, `agent.update_parameters(...)`) that runs a step method of another
+    // file of the project.
+    if (!candidate && loop) {
+      const std::string_view callee = is(c.function, "attribute") ? std::string_view(c.method) : t(c.function);
+      for (std::string_view w : {"train", "learn", "update", "optimi", "fit"}) candidate = candidate || icontains(callee, w);
+    }
     for (TSNode a : c.positional) candidate = candidate || optimizer_like(a);
     for (const Argument& a : c.keywords) candidate = candidate || (a.name != "**" && optimizer_like(a.value));
     if (!candidate) continue;
@@ -225,6 +232,8 @@ void Model::Impl::find_steps() {
         step_siblings.emplace_back(holder, c.node);  // its precision is the step's
       }
   }
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (marker[i]) marker_calls.insert(i);
   for (size_t i = 0; i < calls.size(); ++i)
     if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
   for (size_t round = 0; round < functions.size() + 1; ++round) {
@@ -368,12 +377,15 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   auto it = flag_off_cache.find(key(f.node));
   if (it != flag_off_cache.end()) return null(f.condition) ? it->second.second : it->second.first;
   const Value v = eval(field(f.node, "condition"), function, 0);
-  std::optional<bool> truth = v.from_option ? v.truthy() : std::nullopt;
+  // An option of this file's parser, or of another file's (`args = get_args()` from arguments.py:
+  // a2c-ppo-acktr-gail's `if args.gail:`, off by default).
+  std::optional<bool> truth = v.from_option || v.from_imported_option ? v.truthy() : std::nullopt;
   // A device switch (`-gpu`, `--cuda`, `--use_cuda`): the CUDA configuration is the one judged, as
   // the README runs it, whatever the flag's default.
-  if (v.from_option)
-    for (std::string_view w : {"cuda", "gpu", "device", "accel"})
-      if (icontains(v.from_option->dest, w)) truth = std::nullopt;
+  for (std::string_view w : {"cuda", "gpu", "device", "accel"})
+    if ((v.from_option && icontains(v.from_option->dest, w)) ||
+        (v.from_imported_option && icontains(t(field(f.node, "condition")), w)))
+      truth = std::nullopt;
   const bool off_then = truth == false, off_else = truth == true;
   flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
   return null(f.condition) ? off_else : off_then;

@@ -197,6 +197,7 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
   }
   v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
                   std::to_string(d->line) + ", its default)";
+  v.from_imported_option = true;
   return v;
 }
 
