@@ -50,6 +50,19 @@ const ModuleSummary* FileProjectContext::summary_of(const std::string& path) {
   return cache_.emplace(path, std::move(summary)).first->second.get();
 }
 
+bool FileProjectContext::module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
+  if (module.empty() || module.find('/') != std::string_view::npos || name.empty()) return false;
+  const fs::path candidate = (fs::path(from_file).parent_path() / (std::string(module) + ".py")).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::error_code ec;
+  if (!fs::is_regular_file(candidate, ec)) return false;
+  const std::string& text = text_of(candidate.string());
+  const std::string def = "def " + std::string(name) + "(";
+  for (size_t at = text.find(def); at != std::string::npos; at = text.find(def, at + 1))
+    if (at == 0 || text[at - 1] == '\n') return true;
+  return false;
+}
+
 const ModuleSummary* FileProjectContext::sibling(const std::string& from_file, std::string_view module) {
   if (module.empty() || module.find('/') != std::string_view::npos) return nullptr;
   const fs::path candidate = fs::path(from_file).parent_path() / (std::string(module) + ".py");

@@ -26,6 +26,7 @@ class FileProjectContext final : public ProjectContext {
       : max_file_bytes_(max_file_bytes), max_files_(max_files) {}
 
   const ModuleSummary* sibling(const std::string& from_file, std::string_view module) override;
+  bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
   const ModuleSummary* cuda_imported(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,

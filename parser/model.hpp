@@ -127,6 +127,9 @@ class Model {
   // "torch.utils.data.DataLoader"; "" when it is not rooted in an import.
   std::string qualname(TSNode expr) const;
   const CallInfo* call(TSNode call_node) const;
+  // What a call of a function of this file returns: the expression of the callee's one return
+  // statement, when the call runs exactly one such function (`self.sample_timesteps(n)`); else null.
+  TSNode returned_by(const CallInfo& c) const;
   const std::vector<CallInfo>& calls() const;
   Value evaluate(TSNode expr) const;
   // Right-hand sides of every `name = ...` in the file (any scope), in document order; a dotted name

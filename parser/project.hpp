@@ -173,6 +173,14 @@ class ProjectContext {
     (void)target;
     return {};
   }
+  // Whether sibling module `module` of `from_file` defines a top-level function `name` (text level:
+  // a line `def name(`), for the names a star import brings in.
+  virtual bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
+    (void)from_file;
+    (void)module;
+    (void)name;
+    return false;
+  }
   virtual const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                                   const ModuleSummary** module) {
     (void)from_file;

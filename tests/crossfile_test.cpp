@@ -409,6 +409,13 @@ TEST(CrossFile, ALoopThatCallsAnotherFilesStepMethodIsTheStepLoopEvenUnderAnInte
   check_project(kDir.parent_path() / "crossfile_agent_step", 3);
 }
 
+TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
+  // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
+  // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out
+  // round 11): utils.py's loader gets PFL101/PFL102. Trap: get_val_data's loader, never iterated.
+  check_project(kDir.parent_path() / "crossfile_star_import", 2);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs

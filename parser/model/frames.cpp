@@ -127,7 +127,16 @@ bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
   for (TSNode st : ts::named_children(block)) {
     if (!is(st, "expression_statement")) continue;
     TSNode a = ts_node_named_child(st, 0);
-    if (!is(a, "assignment") || t(field(a, "left")) != name) continue;
+    if (!is(a, "assignment")) continue;
+    // `if not state: state["Q0"], state["Q1"] = init(grad)`: an empty dict filled here (an
+    // optimizer's lazy state, made at its first step).
+    TSNode left = field(a, "left");
+    std::vector<TSNode> targets{left};
+    if (is(left, "pattern_list") || is(left, "tuple_pattern")) targets = ts::named_children(left);
+    bool fills = false;
+    for (TSNode target : targets) fills = fills || (is(target, "subscript") && t(field(target, "value")) == name);
+    if (fills && is(cond, "not_operator")) return true;
+    if (t(left) != name) continue;
     TSNode v = field(a, "right");
     if (!null(v) && !is(v, "none") && !is(v, "false")) sets = true;
   }

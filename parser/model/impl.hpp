@@ -310,6 +310,11 @@ struct Model::Impl {
 
   // imports
   std::unordered_map<std::string_view, std::string> aliases;  // local name (in the source text) -> qualified
+  // `from utils import *` (top level, absolute): names not bound otherwise may be that module's
+  // functions, looked up in its summary (project only), once per name.
+  std::vector<std::string> star_modules;
+  mutable std::unordered_map<std::string_view, std::string> star_memo_;
+  std::string star_qualname(std::string_view name) const;
   std::vector<std::string> imported_modules;
   TSNode last_import{};
   std::vector<std::pair<std::string, TSNode>> import_nodes;  // qualified module -> statement
@@ -626,6 +631,12 @@ struct Model::Impl {
   mutable std::vector<int8_t> fn_step_state_;  // 0 unknown, 1 in progress, 2 done
   mutable std::vector<StepWhere> fn_step_value_;
   mutable std::unordered_map<std::string_view, std::string_view> instance_class_memo_;
+  // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class
+  // with a method, not only modules), by the name's text.
+  std::string_view object_class(TSNode receiver) const;
+  const Frame* early_return_guard(size_t fi) const;
+  mutable std::vector<std::optional<Frame>> early_guards_;  // per function: Guard, or Condition for none
+  mutable std::unordered_map<std::string_view, std::string_view> object_class_memo_;
   mutable std::unordered_map<std::string_view, std::string> instance_qualname_memo_;  // depth 0, by text
   // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
   // evaluation pass by its name.

@@ -80,6 +80,19 @@ std::string Model::qualname(TSNode expr) const { return impl_->qualname_of(expr)
 const CallInfo* Model::call(TSNode call_node) const { return impl_->call_info(call_node); }
 const std::vector<CallInfo>& Model::calls() const { return impl_->calls; }
 
+TSNode Model::returned_by(const CallInfo& c) const {
+  const size_t i = static_cast<size_t>(&c - impl_->calls.data());
+  if (i >= impl_->calls.size() || impl_->call_callees[i].size() != 1) return {};
+  const TSNode fn = impl_->functions[impl_->call_callees[i].front()].node;
+  TSNode found{};
+  for (const auto& [f, ret] : impl_->returns) {
+    if (!ts::same(f, fn)) continue;
+    if (!ts_node_is_null(found) || ts_node_named_child_count(ret) != 1) return {};  // several, or a bare return
+    found = ts_node_named_child(ret, 0);
+  }
+  return found;
+}
+
 Value Model::evaluate(TSNode expr) const {
   // A missing operand (error recovery can leave `a = b: T` without a right side) is unknown.
   if (ts_node_is_null(expr)) return Value{};
@@ -396,8 +409,9 @@ std::vector<SteppedResult> Model::stepped_results() const {
     }
   for (const auto& l : impl_->loops) {
     if (!l.step || !is(l.node, "for_statement")) continue;
-    TSNode base = impl_->iterable_base(field(l.node, "right"), nullptr);
-    // `for x in loader:`, `for i, (x, _) in enumerate(self.data_loader):`
+    // `for x in loader:`, `for i, (x, _) in enumerate(self.data_loader):`, and through a name
+    // bound once to a wrapper (`pbar = tqdm(dataloader)`, then `for i, (x, _) in enumerate(pbar):`).
+    TSNode base = impl_->loop_source(l);
     if (!is(base, "identifier") && !is(base, "attribute")) continue;
     const std::string_view name = impl_->t(base);
     for (const auto& a : impl_->all_assigns) {

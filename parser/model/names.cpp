@@ -10,8 +10,11 @@ std::string Model::Impl::qualname_of(TSNode n) const {
   const std::string_view s = t(n);
   size_t len = 0;
   while (len < s.size() && is_ascii_name_byte(s[len])) ++len;
-  if ((len == s.size() || static_cast<unsigned char>(s[len]) < 0x80) && !aliases.contains(s.substr(0, len)))
+  if ((len == s.size() || static_cast<unsigned char>(s[len]) < 0x80) && !aliases.contains(s.substr(0, len))) {
+    // A function a star import brings in, called by its bare name (`get_data(args)`).
+    if (!star_modules.empty() && len == s.size() && len > 0 && is(n, "identifier")) return star_qualname(s);
     return {};
+  }
   TSNode root = n;
   size_t depth = 0;
   while (sym(root) == Sym::Attribute) {
@@ -31,6 +34,18 @@ std::string Model::Impl::qualname_of(TSNode n) const {
     parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
   for (auto p : parts) out.append(".").append(p);
   return out;
+}
+
+std::string Model::Impl::star_qualname(std::string_view name) const {
+  if (auto hit = star_memo_.find(name); hit != star_memo_.end()) return hit->second;
+  std::string found;
+  for (const std::string& module : star_modules)
+    if (project->module_defines(src.path(), module, name)) {
+      found = module + "." + std::string(name);
+      break;
+    }
+  star_memo_.emplace(name, found);
+  return found;
 }
 
 void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) {
@@ -82,6 +97,9 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
     const std::string module(t(mod));
     imported_modules.push_back(module);
     import_nodes.emplace_back(module, stmt);
+    if (top_level && project && module.find('.') == std::string::npos)
+      for (TSNode c : ts::named_children(stmt))
+        if (is(c, "wildcard_import")) star_modules.push_back(module);
     const uint32_t count = ts_node_named_child_count(stmt);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode c = ts_node_named_child(stmt, i);

@@ -101,6 +101,19 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
   return found;
 }
 
+std::string_view Model::Impl::object_class(TSNode receiver) const {
+  if (class_nodes.empty()) return {};
+  if (auto hit = object_class_memo_.find(t(receiver)); hit != object_class_memo_.end()) return hit->second;
+  std::string_view found;
+  for_each_built_from(receiver, [&](TSNode v) {
+    const TSNode fn = is(v, "call") ? field(v, "function") : TSNode{};
+    if (!null(fn) && is(fn, "identifier") && class_nodes.count(std::string(t(fn)))) found = t(fn);
+    return !found.empty();
+  });
+  object_class_memo_.emplace(t(receiver), found);
+  return found;
+}
+
 std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   std::string_view name;
   if (is(c.function, "identifier")) name = t(c.function);
@@ -125,6 +138,12 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
       if (auto it = functions_by_name.find(t(a)); it != functions_by_name.end() && it->second.size() == 1 &&
                                                   std::find(out.begin(), out.end(), it->second.front()) == out.end())
         out.push_back(it->second.front());
+  // `diffusion.sample_timesteps(n)` with `diffusion = Diffusion(...)`, a class of this file.
+  if (out.empty() && is(c.function, "attribute") && !c.method.empty() &&
+      (is(c.receiver, "identifier") || is(c.receiver, "attribute")) && t(c.receiver) != "self")
+    if (const std::string_view cls = object_class(c.receiver); !cls.empty())
+      if (auto m = class_methods.find(std::string(cls) + "." + std::string(c.method)); m != class_methods.end())
+        out.push_back(m->second);
   // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`.
   if (out.empty() || is(c.function, "attribute"))
     if (const std::string_view cls = instance_class(c.function); !cls.empty())
@@ -246,9 +265,18 @@ void Model::Impl::find_steps() {
     if (!changed) break;
   }
   // Loops that contain a step directly (a marker or a call to a step function in their body).
+  // `for optimizer in optimizers: optimizer.step()` (CSAIL's segmentation trainer): a loop over the
+  // optimizers of one step, not over steps; the loop around it is the step loop.
+  auto over_optimizers = [&](const Frame& fr, size_t call) {
+    if (!marker[call] || calls[call].method != "step" || !is(fr.node, "for_statement")) return false;
+    const TSNode left = field(fr.node, "left");
+    if (!is(left, "identifier")) return false;
+    const CallInfo& c = calls[call];
+    return t(left) == t(c.receiver) || (!c.positional.empty() && t(left) == t(c.positional.front()));
+  };
   auto mark_loops = [&](size_t call) {
     for (const auto& fr : call_ctx[call].frames)
-      if (fr.kind == Frame::Kind::Loop) {
+      if (fr.kind == Frame::Kind::Loop && !over_optimizers(fr, call)) {
         auto it = loop_index.find(key(fr.node));
         if (it != loop_index.end()) loops[it->second].direct_step = true;
       }
@@ -261,7 +289,7 @@ void Model::Impl::find_steps() {
     // `optimizer.step()` / `scaler.step(opt)` whose innermost loop is this one.
     if (marker[i] && calls[i].method == "step")
       for (size_t k = call_ctx[i].frames.size(); k-- > 0;)
-        if (call_ctx[i].frames[k].kind == Frame::Kind::Loop) {
+        if (call_ctx[i].frames[k].kind == Frame::Kind::Loop && !over_optimizers(call_ctx[i].frames[k], i)) {
           if (auto it = loop_index.find(key(call_ctx[i].frames[k].node)); it != loop_index.end())
             loops[it->second].own_optimizer_step = true;
           break;
@@ -426,7 +454,44 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   if (w.in() && !w.guard)
     for (const auto& f : ctx.frames)
       if (guarded(f)) { w.guard = &f; break; }
+  if (w.in() && !w.guard) w.guard = early_return_guard(fi);
   return w;
+}
+
+// `def maybe_apply(step): if step < START or step - last < INTERVAL: return ...`: a helper the step
+// calls every step that returns at once unless the step number says otherwise runs its body only on
+// some steps. The guard: an `if` among the statements that open the function (docstring, `global`,
+// other early returns, `if ...: raise` checks), whose body only returns, and whose condition names a
+// step counter.
+const Frame* Model::Impl::early_return_guard(size_t fi) const {
+  if (early_guards_.size() != functions.size()) early_guards_.assign(functions.size(), std::nullopt);
+  if (early_guards_[fi]) return early_guards_[fi]->kind == Frame::Kind::Guard ? &*early_guards_[fi] : nullptr;
+  early_guards_[fi] = Frame{Frame::Kind::Condition, {}, {}};  // none, unless found below
+  const TSNode body = field(functions[fi].node, "body");
+  for (TSNode st : ts::named_children(body)) {
+    if (is(st, "global_statement") || is(st, "nonlocal_statement") ||
+        (is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string")))
+      continue;
+    if (!is(st, "if_statement") || !null(field(st, "alternative"))) break;
+    const TSNode block = field(st, "consequence");
+    if (ts_node_named_child_count(block) != 1) break;
+    if (is(ts_node_named_child(block, 0), "raise_statement")) continue;  // a check of the settings
+    if (!is(ts_node_named_child(block, 0), "return_statement")) break;
+    const TSNode cond = field(st, "condition");
+    bool step_counter = false;
+    ts::walk(cond, [&](TSNode n) {
+      if (is(n, "identifier")) {
+        const std::string_view name = t(n);
+        step_counter = step_counter || icontains(name, "step") || icontains(name, "iter") || icontains(name, "epoch");
+      }
+      return !step_counter;
+    });
+    if (step_counter) {
+      early_guards_[fi] = Frame{Frame::Kind::Guard, st, cond};
+      return &*early_guards_[fi];
+    }
+  }
+  return nullptr;
 }
 
 Model::Impl::StepWhere Model::Impl::function_step_where(size_t fi, int depth) const {
