@@ -635,6 +635,7 @@ struct Model::Impl {
   // with a method, not only modules), by the name's text.
   std::string_view object_class(TSNode receiver) const;
   const Frame* early_return_guard(size_t fi) const;
+  std::optional<Value> argument_value(TSNode function, std::string_view name, int depth) const;
   mutable std::vector<std::optional<Frame>> early_guards_;  // per function: Guard, or Condition for none
   mutable std::unordered_map<std::string_view, std::string_view> object_class_memo_;
   mutable std::unordered_map<std::string_view, std::string> instance_qualname_memo_;  // depth 0, by text

@@ -24,6 +24,26 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
   return *bindings_;
 }
 
+// nullopt: `name` is not a parameter of `function` (the module's binding, if any, is then the
+// name's); a Value (possibly unknown) when it is one.
+std::optional<Value> Model::Impl::argument_value(TSNode function, std::string_view name, int depth) const {
+  const size_t fi = function_index(function);
+  if (fi == SIZE_MAX) return std::nullopt;
+  const auto& ps = functions[fi].params;
+  const auto p = std::find(ps.begin(), ps.end(), name);
+  if (p == ps.end()) return std::nullopt;
+  if (callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1) return Value{};
+  const size_t ci = callers[fi].front();
+  const CallInfo& c = calls[ci];
+  if (c.star_args || c.unresolved_kwargs) return Value{};
+  const TSNode arg = c.arg(name, static_cast<int>(p - ps.begin()));
+  if (null(arg)) return Value{};
+  // Bound only as the parameter (not also a loop variable, a `with ... as` name, a tuple target).
+  const ScopeName sk = scope_key(function, name);
+  if (std::count(opaque_names.begin(), opaque_names.end(), sk) != 1) return Value{};
+  return eval(arg, call_ctx[ci].function, depth + 1);
+}
+
 Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   Value v;
   if (null(n) || depth > 8) return v;
@@ -107,8 +127,15 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     for (TSNode scope : {function, TSNode{}}) {
       const ScopeName sk = scope_key(scope, name);
       const Bindings& b = bindings();
-      if (b.opaque.count(sk)) return Value{};
       auto it = b.assigns.find(sk);
+      if (b.opaque.count(sk)) {
+        // A parameter (bound nowhere else in its function) of a plain function of this file called
+        // from one place takes that call's argument (`_create_data_loader(path, bs, size,
+        // args.n_cpu)`: YOLOv3's num_workers).
+        if (!null(scope) && it == b.assigns.end())
+          if (const std::optional<Value> v = argument_value(scope, name, depth)) return *v;
+        return Value{};
+      }
       if (it == b.assigns.end()) continue;
       if (it->second.size() != 1) return Value{};
       return eval(all_assigns[it->second.front()].value, scope, depth + 1);
