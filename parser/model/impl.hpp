@@ -366,6 +366,7 @@ struct Model::Impl {
   // Same-file classes: (class name, method name) -> function index, for `model(x)` -> Net.forward.
   std::unordered_map<std::string, size_t> class_methods;
   std::unordered_map<std::string, TSNode> class_nodes;  // classes with a method, by name (the last one)
+  std::unordered_set<std::string_view> method_names;     // names of the methods of the file's classes
   size_t class_method(const std::string& cls, const std::string& method, int depth = 0) const;
   // The same-file class a callable expression was built from (`model = DDP(Net()).cuda()`), or empty.
   std::string_view instance_class(TSNode callee, int depth = 0) const;

@@ -139,7 +139,7 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
                                                   std::find(out.begin(), out.end(), it->second.front()) == out.end())
         out.push_back(it->second.front());
   // `diffusion.sample_timesteps(n)` with `diffusion = Diffusion(...)`, a class of this file.
-  if (out.empty() && is(c.function, "attribute") && !c.method.empty() &&
+  if (out.empty() && is(c.function, "attribute") && !c.method.empty() && method_names.count(c.method) &&
       (is(c.receiver, "identifier") || is(c.receiver, "attribute")) && t(c.receiver) != "self")
     if (const std::string_view cls = object_class(c.receiver); !cls.empty())
       if (auto m = class_methods.find(std::string(cls) + "." + std::string(c.method)); m != class_methods.end())
@@ -163,6 +163,7 @@ void Model::Impl::link_calls() {
     if (const TSNode cls = functions[f].cls; !null(cls)) {
       class_methods.emplace(std::string(t(field(cls, "name"))) + "." + functions[f].name, f);
       class_nodes[std::string(t(field(cls, "name")))] = cls;
+      method_names.insert(t(field(functions[f].node, "name")));
     }
   }
   call_callees.resize(calls.size());
