@@ -460,12 +460,32 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
     }
   };
   std::string_view first_body;
+  const bool torchvision = text.find("torchvision") != std::string::npos;
   for (const std::string_view body : bodies) {
     size_t here = std::string::npos;
     for (std::string_view w : {"Conv1d(", "Conv2d(", "Conv3d(", "ConvTranspose1d(", "ConvTranspose2d(",
                                "ConvTranspose3d(", "conv1d(", "conv2d(", "conv3d(", "conv_transpose2d("})
       convs += count(body, w, &here);
     for (std::string_view w : {"Linear(", "matmul(", "bmm(", "einsum(", " @ "}) linears += count(body, w, nullptr);
+    // A torchvision CNN built here (`resnet50()`, `models.vgg16(...)`: SimCLR keeps resnet50's
+    // children) counts as 20 convolutions, as the rules count it in the script itself.
+    if (torchvision)
+      for (std::string_view family : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet", "efficientnet",
+                                      "regnet", "convnext", "inception_v3", "googlenet", "shufflenet", "squeezenet",
+                                      "alexnet", "mnasnet"})
+        for (size_t from = 0;;) {
+          const size_t at = project_text::first_in_code(body.substr(from), family);
+          if (at == std::string::npos) break;
+          size_t end = from + at + family.size();
+          const bool word_start = from + at == 0 || !(std::isalnum(static_cast<unsigned char>(body[from + at - 1])) ||
+                                                      body[from + at - 1] == '_');
+          while (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) ++end;
+          if (word_start && end < body.size() && body[end] == '(') {
+            convs += 20;
+            if (here == std::string::npos) here = from + at;
+          }
+          from = end;
+        }
     if (here != std::string::npos && first == std::string::npos) first = here, first_body = body;
   }
   if (first == std::string::npos || convs <= linears) return out;

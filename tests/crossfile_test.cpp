@@ -416,6 +416,13 @@ TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar)
   check_project(kDir.parent_path() / "crossfile_star_import", 2);
 }
 
+TEST(CrossFile, AClassOfAnotherFileBuiltFromATorchvisionCnnIsConvolutional) {
+  // tests/fixtures/crossfile_torchvision_children/: model.py's Model keeps resnet50()'s children
+  // (SimCLR): the torchvision constructor counts as 20 convolutions, so PFL503 on `Model().cuda()`.
+  // Trap: Captioner, linear layers beside a VGG loss that is referenced, not built.
+  check_project(kDir.parent_path() / "crossfile_torchvision_children", 2);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs
