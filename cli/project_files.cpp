@@ -50,6 +50,28 @@ const ModuleSummary* FileProjectContext::summary_of(const std::string& path) {
   return cache_.emplace(path, std::move(summary)).first->second.get();
 }
 
+bool FileProjectContext::called_only_conditionally_elsewhere(const std::string& file, std::string_view function) {
+  if (function.empty()) return false;
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const ImportGraph& g = graph_for(root_for(self));
+  bool conditional = false;
+  for (const auto& [other, imported] : g.imports) {
+    if (other == self.string() || std::find(imported.begin(), imported.end(), self.string()) == imported.end()) continue;
+    if (text_of(other).find(function) == std::string::npos) continue;
+    auto it = caller_summaries_.find(other);
+    if (it == caller_summaries_.end())
+      it = caller_summaries_.emplace(other, std::make_unique<ModuleSummary>(summarize_module(other, text_of(other), nullptr, true)))
+               .first;
+    const ModuleSummary& m = *it->second;
+    const std::string name(function);
+    if (std::find(m.plain_calls.begin(), m.plain_calls.end(), name) != m.plain_calls.end()) return false;
+    conditional = conditional || std::find(m.conditional_calls.begin(), m.conditional_calls.end(), name) != m.conditional_calls.end();
+  }
+  return conditional;
+}
+
 bool FileProjectContext::module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
   if (module.empty() || module.find('/') != std::string_view::npos || name.empty()) return false;
   const fs::path candidate = (fs::path(from_file).parent_path() / (std::string(module) + ".py")).lexically_normal();

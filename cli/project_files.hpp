@@ -27,6 +27,7 @@ class FileProjectContext final : public ProjectContext {
 
   const ModuleSummary* sibling(const std::string& from_file, std::string_view module) override;
   bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) override;
+  bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
   const ModuleSummary* cuda_imported(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
@@ -73,6 +74,7 @@ class FileProjectContext final : public ProjectContext {
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
   // Summaries made with this project context, of the files that call a loader factory (step_importer).
   std::map<std::string, std::unique_ptr<ModuleSummary>> importer_summaries_;
+  std::map<std::string, std::unique_ptr<ModuleSummary>> caller_summaries_;  // with_calls, per importer
   // The summary of the file a step call's dotted target resolves to (after re-exports), the name
   // in it to `*name`; null when outside the project or this file. Caller holds mu_.
   const ModuleSummary* target_summary(const std::string& from_file, const std::string& target, std::string* name);

@@ -192,6 +192,9 @@ class Model {
   const ModuleSummary* cuda_importer() const;
   // Another file of the project that assigns `attribute` (ProjectContext::project_assigns), or empty.
   std::string project_assigns(std::string_view attribute) const;
+  // Every call of this file's function `name` in the project files that import this file is under an
+  // `if` (ProjectContext::called_only_conditionally_elsewhere); false without a project.
+  bool called_only_conditionally_elsewhere(std::string_view name) const;
   // "at line 12" or "in main.py, which imports this file (line 30)": where CUDA use was seen.
   std::string cuda_where() const;
   // A function of this file runs every step of a CUDA training step in another file: the path of

@@ -1,6 +1,7 @@
 // Sibling-module summaries for cross-file steps (see project.hpp): pure, no I/O.
 #include "parser/project.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "parser/model.hpp"
@@ -16,7 +17,8 @@ const FunctionSummary* ModuleSummary::function(std::string_view name) const {
   return nullptr;
 }
 
-ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project) {
+ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project,
+                               bool with_calls) {
   ModuleSummary m;
   m.path = path;
   m.module = fs::path(path).stem().string();
@@ -39,6 +41,13 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   m.options = model.option_defaults();
   m.args_functions = model.args_functions();
   m.args_variables = model.args_variables();
+  if (with_calls)
+    for (const CallInfo& c : model.calls()) {
+      const std::string_view f = model.text(c.function);
+      const std::string name(f.substr(f.rfind('.') == std::string_view::npos ? 0 : f.rfind('.') + 1));
+      auto& into = model.under_condition(c.node) ? m.conditional_calls : m.plain_calls;
+      if (std::find(into.begin(), into.end(), name) == into.end()) into.push_back(name);
+    }
   return m;
 }
 

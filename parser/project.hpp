@@ -109,6 +109,9 @@ struct ModuleSummary {
   std::vector<OptionDefault> options;        // its argparse options
   std::vector<std::string> args_functions;   // functions that return parse_args()'s result
   std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
+  // Only with `with_calls` (summarize_module): the names (last component) of the functions it calls
+  // outside any `if` condition, and under one (`if args.seed != -1: provide_determinism(args.seed)`).
+  std::vector<std::string> plain_calls, conditional_calls;
   const FunctionSummary* function(std::string_view name) const;
 };
 
@@ -175,6 +178,14 @@ class ProjectContext {
   }
   // Whether sibling module `module` of `from_file` defines a top-level function `name` (text level:
   // a line `def name(`), for the names a star import brings in.
+  // Whether every call of `function` (a function of `file`) in the project files that import `file`
+  // sits under an `if` (`if args.seed != -1: provide_determinism(args.seed)` in train.py): true only
+  // when there is at least one such call and none outside a condition.
+  virtual bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) {
+    (void)file;
+    (void)function;
+    return false;
+  }
   virtual bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
     (void)from_file;
     (void)module;
@@ -220,6 +231,7 @@ class ProjectContext {
 // Builds the summary of one source text (used by ProjectContext; exposed for tests). With a project,
 // the module's own step entries count: calls out of a function that another file's step runs are
 // step calls too.
-ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project = nullptr);
+ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project = nullptr,
+                               bool with_calls = false);
 
 }  // namespace perflint

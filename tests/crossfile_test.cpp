@@ -423,6 +423,13 @@ TEST(CrossFile, AClassOfAnotherFileBuiltFromATorchvisionCnnIsConvolutional) {
   check_project(kDir.parent_path() / "crossfile_torchvision_children", 2);
 }
 
+TEST(CrossFile, ASettingInAHelperEveryImporterCallsUnderAConditionIsOptIn) {
+  // tests/fixtures/crossfile_conditional_helper/: utils.py's provide_determinism() sets
+  // cudnn.deterministic, and train.py calls it only under `if args.seed != -1:` (YOLOv3, held-out
+  // round 11's one FP): no PFL304. enable_debug(), called on every launch, still gets PFL301.
+  check_project(kDir.parent_path() / "crossfile_conditional_helper", 2);
+}
+
 TEST(CrossFile, AMaskEveryCallPassesKeepsTheNoMaskBranchOff) {
   // tests/fixtures/crossfile_none_test/: train.py's step hands ops.squeeze() a mask it computed, so
   // squeeze's `else` of `if x_mask is not None:` (a host tensor copied to the GPU) never runs

@@ -23,7 +23,9 @@ bool region_runs_step_loop(const Model& model, TSNode region, uint32_t after_byt
 TSNode first_step_site(const Model& model, TSNode region, uint32_t after_byte = 0);
 
 // True when `node` sits in a function whose every call site in this file is under a condition
-// (`if args.profile: run_profiled()`): the code is opt-in even though it is not guarded locally.
+// (`if args.profile: run_profiled()`), or, called from no function of this file, whose every call
+// in the project files importing it is (`if args.seed != -1: provide_determinism(args.seed)`): the
+// code is opt-in even though it is not guarded locally.
 bool only_called_conditionally(const Model& model, TSNode node);
 
 // Lightning's Trainer: lightning.Trainer, lightning.pytorch.Trainer, pytorch_lightning.Trainer (and
