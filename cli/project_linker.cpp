@@ -548,8 +548,14 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
   std::lock_guard<std::recursive_mutex> lock(mu_);
   const std::string root = root_for(self);
   if (store_) load_facts(root);
-  if (auto f = facts_.find(root); f != facts_.end() && !f->second.state.empty() &&
-                                   text.find("DataLoader") != std::string_view::npos)
+  // So does a file with a debug setting that may sit in a helper other files call under an `if`
+  // (called_only_conditionally_elsewhere reads the importers, in any directory of the root).
+  const bool reads_importers = text.find("DataLoader") != std::string_view::npos ||
+                               text.find("deterministic") != std::string_view::npos ||
+                               text.find("anomaly") != std::string_view::npos ||
+                               text.find("LAUNCH_BLOCKING") != std::string_view::npos ||
+                               text.find("profile") != std::string_view::npos;
+  if (auto f = facts_.find(root); f != facts_.end() && !f->second.state.empty() && reads_importers)
     out.append("\nroot ").append(f->second.state);
   return out;
 }
