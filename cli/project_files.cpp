@@ -55,21 +55,32 @@ bool FileProjectContext::called_only_conditionally_elsewhere(const std::string& 
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const ImportGraph& g = graph_for(root_for(self));
+  const std::string name(function);
   bool conditional = false;
-  for (const auto& [other, imported] : g.imports) {
-    if (other == self.string() || std::find(imported.begin(), imported.end(), self.string()) == imported.end()) continue;
-    if (text_of(other).find(function) == std::string::npos) continue;
-    auto it = caller_summaries_.find(other);
-    if (it == caller_summaries_.end())
-      it = caller_summaries_.emplace(other, std::make_unique<ModuleSummary>(summarize_module(other, text_of(other), nullptr, true)))
-               .first;
-    const ModuleSummary& m = *it->second;
-    const std::string name(function);
-    if (std::find(m.plain_calls.begin(), m.plain_calls.end(), name) != m.plain_calls.end()) return false;
-    conditional = conditional || std::find(m.conditional_calls.begin(), m.conditional_calls.end(), name) != m.conditional_calls.end();
+  for (const std::string& other : importers_naming(self.string(), function)) {
+    const ModuleSummary* m = importer_summary(other);
+    if (!m) continue;
+    if (std::find(m->plain_calls.begin(), m->plain_calls.end(), name) != m->plain_calls.end()) return false;
+    conditional = conditional || std::find(m->conditional_calls.begin(), m->conditional_calls.end(), name) !=
+                                     m->conditional_calls.end();
   }
   return conditional;
+}
+
+std::vector<std::string> FileProjectContext::importers_naming(const std::string& self, std::string_view word) {
+  std::vector<std::string> out;
+  for (const auto& [other, imported] : graph_for(root_for(fs::path(self))).imports)
+    if (other != self && std::find(imported.begin(), imported.end(), self) != imported.end() &&
+        text_of(other).find(word) != std::string::npos)
+      out.push_back(other);
+  return out;
+}
+
+const ModuleSummary* FileProjectContext::importer_summary(const std::string& path) {
+  if (auto it = importer_summaries_.find(path); it != importer_summaries_.end()) return it->second.get();
+  importer_summaries_.emplace(path, nullptr);  // null while being made: a cycle
+  auto made = std::make_unique<ModuleSummary>(summarize_module(path, text_of(path), this, true));
+  return (importer_summaries_[path] = std::move(made)).get();
 }
 
 bool FileProjectContext::module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
@@ -153,26 +164,15 @@ const ModuleSummary* FileProjectContext::step_importer(const std::string& file, 
   // The importer's summary is made with this project (the plain one is not: the importer may hand
   // the result to a class of a third file, `TrainLoop(data=load_data(...))`, whose step iterates it)
   // and only for a file that names the function: a few per loader factory.
-  auto importer_summary = [&](const std::string& path) -> const ModuleSummary* {
-    auto it = importer_summaries_.find(path);
-    if (it != importer_summaries_.end()) return it->second.get();  // null while being made: a cycle
-    importer_summaries_.emplace(path, nullptr);
-    auto made = std::make_unique<ModuleSummary>(summarize_module(path, text_of(path), this));
-    return (importer_summaries_[path] = std::move(made)).get();
-  };
   for (const auto& other : siblings_naming(file, function))
     if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
   // A script of another directory that imports this module (guided-diffusion's
   // scripts/image_train.py calls guided_diffusion/image_datasets.py's load_data).
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
-  const ImportGraph& g = graph_for(root_for(self));
-  for (const auto& [other, imported] : g.imports) {
-    if (other == self.string() || fs::path(other).parent_path() == self.parent_path()) continue;  // siblings: above
-    if (std::find(imported.begin(), imported.end(), self.string()) == imported.end()) continue;
-    if (text_of(other).find(function) == std::string::npos) continue;
-    if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
-  }
+  for (const std::string& other : importers_naming(self.string(), function))
+    if (fs::path(other).parent_path() != self.parent_path())  // siblings: above
+      if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
   return nullptr;
 }
 
@@ -471,14 +471,25 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
   }
   if (bodies.empty()) return out;
   size_t first = std::string::npos, convs = 0, linears = 0;
-  const auto count = [](std::string_view body, std::string_view w, size_t* earliest) {
+  // Occurrences of `w` on code lines of `body`; with `family`, only `w` starting a name that is
+  // called (`resnet` in `resnet50(`, not in `build_resnet_features` or `self.resnet`).
+  const auto count = [](std::string_view body, std::string_view w, size_t* earliest, bool family = false) {
+    const auto name_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     size_t n = 0;
     for (size_t from = 0;;) {
       const size_t at = project_text::first_in_code(body.substr(from), w);
       if (at == std::string::npos) return n;
-      if (earliest) *earliest = std::min(*earliest, from + at);
-      ++n;
-      from += at + w.size();
+      size_t end = from + at + w.size();
+      bool counted = true;
+      if (family) {
+        while (end < body.size() && name_byte(body[end])) ++end;
+        counted = (from + at == 0 || !name_byte(body[from + at - 1])) && end < body.size() && body[end] == '(';
+      }
+      if (counted) {
+        if (earliest) *earliest = std::min(*earliest, from + at);
+        ++n;
+      }
+      from = end;
     }
   };
   std::string_view first_body;
@@ -494,20 +505,11 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
     if (torchvision)
       for (std::string_view family : {"resnet", "resnext", "wide_resnet", "vgg", "densenet", "mobilenet", "efficientnet",
                                       "regnet", "convnext", "inception_v3", "googlenet", "shufflenet", "squeezenet",
-                                      "alexnet", "mnasnet"})
-        for (size_t from = 0;;) {
-          const size_t at = project_text::first_in_code(body.substr(from), family);
-          if (at == std::string::npos) break;
-          size_t end = from + at + family.size();
-          const bool word_start = from + at == 0 || !(std::isalnum(static_cast<unsigned char>(body[from + at - 1])) ||
-                                                      body[from + at - 1] == '_');
-          while (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) ++end;
-          if (word_start && end < body.size() && body[end] == '(') {
-            convs += 20;
-            if (here == std::string::npos) here = from + at;
-          }
-          from = end;
-        }
+                                      "alexnet", "mnasnet"}) {
+        size_t built = std::string::npos;
+        convs += 20 * count(body, family, &built, true);
+        if (here == std::string::npos) here = built;
+      }
     if (here != std::string::npos && first == std::string::npos) first = here, first_body = body;
   }
   if (first == std::string::npos || convs <= linears) return out;

@@ -72,9 +72,13 @@ class FileProjectContext final : public ProjectContext {
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
-  // Summaries made with this project context, of the files that call a loader factory (step_importer).
+  // The files of `self`'s root (an absolute, normal path) other than `self` that import it and whose
+  // text names `word`. Caller holds mu_.
+  std::vector<std::string> importers_naming(const std::string& self, std::string_view word);
+  // The summary of such an importer, made with this project context and with its calls
+  // (summarize_module's with_calls); null while it is being made (a cycle). Caller holds mu_.
+  const ModuleSummary* importer_summary(const std::string& path);
   std::map<std::string, std::unique_ptr<ModuleSummary>> importer_summaries_;
-  std::map<std::string, std::unique_ptr<ModuleSummary>> caller_summaries_;  // with_calls, per importer
   // The summary of the file a step call's dotted target resolves to (after re-exports), the name
   // in it to `*name`; null when outside the project or this file. Caller holds mu_.
   const ModuleSummary* target_summary(const std::string& from_file, const std::string& target, std::string* name);
@@ -93,7 +97,6 @@ class FileProjectContext final : public ProjectContext {
     std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
     std::set<std::string> has_step_text;  // seeds: files naming .backward( and .step( that import project
                                           // files, and files that import such a file
-    std::set<std::string> not_tests;      // (while building) the files that are not tests
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
   std::map<std::string, ImportGraph> graphs_;

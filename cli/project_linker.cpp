@@ -94,6 +94,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
   g.usable = !files.empty();
   if (g.usable) {
     const std::set<std::string> known(files.begin(), files.end());
+    std::set<std::string> not_tests;  // of `files`
     // Paths are normal already (the walk's), so a module's file is a string concatenation away:
     // no fs::path arithmetic per import.
     auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
@@ -124,7 +125,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
           (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".optimize(")) &&
           !test)
         g.has_step_text.insert(f);
-      if (!test) g.not_tests.insert(f);
+      if (!test) not_tests.insert(f);
       const std::string dir = f.substr(0, f.rfind('/'));
       std::set<std::string> targets;
       for (const ImportStatement& s : import_statements(text)) {
@@ -160,7 +161,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
     // single-file scripts costs no second parse).
     std::set<std::string> seeds;
     for (const auto& [f, imported] : g.imports) {
-      if (!g.not_tests.count(f)) continue;
+      if (!not_tests.count(f)) continue;
       if (g.has_step_text.count(f) ||
           std::any_of(imported.begin(), imported.end(), [&](const std::string& m) { return g.has_step_text.count(m) > 0; }))
         seeds.insert(f);

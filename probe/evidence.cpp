@@ -261,11 +261,16 @@ Expected<bool> add_gpu_activity(Evidence& e, const std::string& text, const std:
   // A CUDA training step launches kernels: a trace with none in any measured step did not see the
   // run (torch.profiler or another tool took CUPTI's activity buffers after the library started;
   // seen on an H200). Its zeros would refute findings, so it is not used.
-  if (!e.gpu_steps.empty() && e.device_kind == "cuda" &&
-      std::all_of(e.gpu_steps.begin(), e.gpu_steps.end(), [](const GpuStep& g) {
-        return g.kernels == 0 && g.launches == 0 && g.busy_ns == 0 && g.h2d_bytes == 0 && g.d2h_bytes == 0 &&
-               g.fp32_gemm_ns == 0 && g.tf32_gemm_ns == 0 && g.half_gemm_ns == 0 && g.conv_ns == 0 && g.attention_ns == 0;
-      })) {
+  // (Its wall time and host syncs say nothing of GPU work.)
+  const auto idle = [](const GpuStep& g) {
+    for (const auto& [key, member] : kGpuFields)
+      if (member != &GpuStep::wall_ns && member != &GpuStep::syncs && member != &GpuStep::sync_ns && g.*member != 0)
+        return false;
+    for (const auto& [key, member] : kKernelFields)
+      if (g.*member != 0) return false;
+    return true;
+  };
+  if (!e.gpu_steps.empty() && e.device_kind == "cuda" && std::all_of(e.gpu_steps.begin(), e.gpu_steps.end(), idle)) {
     e.gpu_steps.clear();
     if (e.gpu_status == "ok")
       e.gpu_status = "unavailable: no kernel was recorded in the measured steps (another profiler, such as "

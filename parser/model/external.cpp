@@ -179,10 +179,7 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
 
 std::string Model::project_conv_evidence(const CallInfo& c) const {
   const std::string& q = c.qualname;
-  if (!impl_->project || q.empty() || q.find('.') == std::string::npos || library_root(q)) return {};
-  // A class by the convention of its name (`UNet`, `Generator`), not a factory function.
-  const char first = q[q.rfind('.') + 1];
-  if (first < 'A' || first > 'Z') return {};
+  if (!impl_->project || library_root(q) || !class_by_name(q)) return {};
   return impl_->project->conv_evidence(impl_->src.path(), q);
 }
 
@@ -197,8 +194,8 @@ std::vector<StepCall> Model::step_calls() const {
     const StepContext sc = step_context(c.node);
     // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
     // Rainbow) runs every step however seldom the loop around it calls it.
-    if (!sc.per_step() && !(sc.in_step && impl_->marker_calls.count(static_cast<size_t>(&c - impl_->calls.data()))))
-      continue;
+    const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
+    if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
     StepCall s;
     s.target = std::move(target);
     s.line = impl_->src.position(ts_node_start_byte(c.node)).line;

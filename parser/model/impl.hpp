@@ -88,6 +88,22 @@ inline std::optional<std::pair<std::string_view, std::string_view>> module_funct
   return std::make_pair(q.substr(0, dot), q.substr(dot + 1));
 }
 
+// `pkg.image_datasets.load_data` -> ("image_datasets", "load_data"): a module by its file's stem.
+inline std::optional<std::pair<std::string_view, std::string_view>> stem_function(std::string_view q) {
+  const size_t last = q.rfind('.');
+  if (last == std::string_view::npos || last == 0) return std::nullopt;
+  const size_t prev = q.rfind('.', last - 1);
+  const size_t from = prev == std::string_view::npos ? 0 : prev + 1;
+  return std::make_pair(q.substr(from, last - from), q.substr(last + 1));
+}
+
+// A dotted name whose last component is named as a class is (`model.UNet`), not a factory function.
+inline bool class_by_name(std::string_view q) {
+  const size_t dot = q.rfind('.');
+  if (dot == std::string_view::npos || dot + 1 >= q.size()) return false;
+  return q[dot + 1] >= 'A' && q[dot + 1] <= 'Z';
+}
+
 inline bool is_ascii_name_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -336,6 +352,7 @@ struct Model::Impl {
   struct Bindings {
     std::unordered_map<ScopeName, std::vector<size_t>, ScopeNameHash> assigns;  // -> indices in all_assigns
     std::unordered_set<ScopeName, ScopeNameHash> opaque;
+    std::unordered_set<ScopeName, ScopeNameHash> opaque_again;  // bound opaquely more than once
     // Indices in all_assigns, in document order, so that no look-up scans every assignment:
     std::unordered_map<std::string_view, std::vector<size_t>> by_name;         // `name = ...`, any scope
     std::unordered_map<std::string_view, std::vector<size_t>> by_subscripted;  // `name[...] = ...`
@@ -388,7 +405,7 @@ struct Model::Impl {
   TSNode loop_source(const Loop& l) const;
   std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
   std::vector<TSNode> step_loop_nodes;
-  std::unordered_set<size_t> marker_calls;  // indices of calls that are a training step (find_steps)
+  std::vector<bool> marker_calls;  // per call: it is a training step (find_steps)
 
   // argparse
   std::vector<ArgOption> options;
@@ -581,6 +598,7 @@ struct Model::Impl {
   void link_calls();
 
   static bool frames_have_loop(const Context& ctx);
+  static const Frame* innermost_loop(const Context& ctx);  // the last Loop frame, or null
 
   void find_steps();
   void find_rollout_loops();
@@ -635,6 +653,8 @@ struct Model::Impl {
   // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class
   // with a method, not only modules), by the name's text.
   std::string_view object_class(TSNode receiver) const;
+  // The X of each `next(X)` in loop `l` (X a name or an attribute), in order, until `visit` says stop.
+  void for_each_next_source(const Loop& l, const std::function<bool(TSNode)>& visit) const;
   const Frame* early_return_guard(size_t fi) const;
   std::optional<Value> argument_value(TSNode function, std::string_view name, int depth) const;
   mutable std::vector<std::optional<Frame>> early_guards_;  // per function: Guard, or Condition for none

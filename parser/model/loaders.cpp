@@ -137,22 +137,26 @@ void Model::Impl::link_prepared_loaders() {
   }
 }
 
-int Model::Impl::loader_behind_next(const Loop& l) const {
-  if (loaders.empty()) return -1;
+void Model::Impl::for_each_next_source(const Loop& l, const std::function<bool(TSNode)>& visit) const {
   const uint32_t lo = ts_node_start_byte(l.node), hi = ts_node_end_byte(l.node);
   auto first = std::lower_bound(calls.begin(), calls.end(), lo,
                                 [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
-  for (auto ci = first; ci != calls.end(); ++ci) {
-    const CallInfo& c = *ci;
-    if (ts_node_start_byte(c.node) >= hi) break;
-    if (ts_node_start_byte(c.node) < lo || t(c.function) != "next" || c.positional.empty()) continue;
-    const TSNode it = c.positional.front();
-    if (!is(it, "identifier") && !is(it, "attribute")) continue;
+  for (auto ci = first; ci != calls.end() && ts_node_start_byte(ci->node) < hi; ++ci) {
+    if (t(ci->function) != "next" || ci->positional.empty()) continue;
+    const TSNode it = ci->positional.front();
+    if ((is(it, "identifier") || is(it, "attribute")) && visit(it)) return;
+  }
+}
+
+int Model::Impl::loader_behind_next(const Loop& l) const {
+  if (loaders.empty()) return -1;
+  int found = -1;
+  for_each_next_source(l, [&](TSNode it) {
     // `it = iter(loader)`, `dl = cycle(self.dataloader)`: a call handed the loader; or
     // `data = load_data()`: a generator of this file that builds one (`yield from loader`).
     const auto& index = is(it, "identifier") ? bindings().by_name : bindings().by_attribute;
     const auto assigned = index.find(t(it));
-    if (assigned == index.end()) continue;
+    if (assigned == index.end()) return false;
     for (size_t ai : assigned->second) {
       const TSNode v = all_assigns[ai].value;
       if (!is(v, "call")) continue;
@@ -160,7 +164,7 @@ int Model::Impl::loader_behind_next(const Loop& l) const {
       if (!made) continue;
       for (TSNode arg : made->positional)
         for (size_t d = 0; d < loaders.size(); ++d)
-          if (loader_named(loaders[d], t(arg))) return static_cast<int>(d);
+          if (loader_named(loaders[d], t(arg))) return found = static_cast<int>(d), true;
       if (!is(made->function, "identifier")) continue;
       const auto fns = functions_by_name.find(t(made->function));
       if (fns == functions_by_name.end()) continue;
@@ -169,12 +173,13 @@ int Model::Impl::loader_behind_next(const Loop& l) const {
         if (t(body).find("yield") == std::string_view::npos) continue;
         for (size_t d = 0; d < loaders.size(); ++d) {
           const uint32_t at = ts_node_start_byte(loaders[d].call->node);
-          if (at >= ts_node_start_byte(body) && at < ts_node_end_byte(body)) return static_cast<int>(d);
+          if (at >= ts_node_start_byte(body) && at < ts_node_end_byte(body)) return found = static_cast<int>(d), true;
         }
       }
     }
-  }
-  return -1;
+    return false;
+  });
+  return found;
 }
 
 void Model::Impl::collect_loaders() {

@@ -299,14 +299,9 @@ TSNode enclosing_class(TSNode fn) {
 TSNode Model::Impl::loop_source(const Loop& l) const {
   if (!is(l.node, "for_statement")) {
     // `while ...: batch, cond = next(self.data)`: what the loop draws its batches from.
-    const uint32_t lo = ts_node_start_byte(l.node), hi = ts_node_end_byte(l.node);
-    auto first = std::lower_bound(calls.begin(), calls.end(), lo,
-                                  [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
-    for (auto ci = first; ci != calls.end() && ts_node_start_byte(ci->node) < hi; ++ci)
-      if (t(ci->function) == "next" && !ci->positional.empty() &&
-          (is(ci->positional.front(), "identifier") || is(ci->positional.front(), "attribute")))
-        return ci->positional.front();
-    return {};
+    TSNode drawn{};
+    for_each_next_source(l, [&](TSNode it) { return drawn = it, true; });
+    return drawn;
   }
   TSNode base = iterable_base(field(l.node, "right"), nullptr);
   if (!is(base, "identifier") || null(l.ctx.function)) return base;
@@ -388,26 +383,24 @@ std::vector<SteppedResult> Model::stepped_results() const {
     for (const CallInfo& c : impl_->calls) {
       if (c.qualname.empty() || (c.keywords.empty() && c.positional.empty())) continue;
       const std::string target = impl_->outgoing_target(c);  // empty for a library's class
-      if (target.empty() || target.find('.') == std::string::npos) continue;
-      const char first = target[target.rfind('.') + 1];
-      if (first < 'A' || first > 'Z') continue;  // a class by its name's convention
+      if (!class_by_name(target)) continue;
       const FunctionSummary* init = impl_->project->project_function(impl_->src.path(), target + ".__init__", nullptr);
       if (!init || init->iterated_params.empty()) continue;
+      const TSNode scope = impl_->call_ctx[static_cast<size_t>(&c - impl_->calls.data())].function;
       for (int idx : init->iterated_params) {
         if (idx < 1 || static_cast<size_t>(idx) >= init->params.size()) continue;
         const TSNode arg = c.arg(init->params[static_cast<size_t>(idx)], idx - 1);
         if (null(arg) || !is(arg, "identifier")) continue;
-        for (const auto& a : impl_->all_assigns) {
-          if (!is(a.value, "call") || !is(a.target, "identifier") || impl_->t(a.target) != impl_->t(arg)) continue;
-          if (!ts::same(a.ctx.function, impl_->call_ctx[static_cast<size_t>(&c - impl_->calls.data())].function)) continue;
+        const auto bound = impl_->bindings().assigns.find(Impl::scope_key(scope, impl_->t(arg)));
+        if (bound == impl_->bindings().assigns.end()) continue;
+        for (size_t ai : bound->second) {
+          const TSNode v = impl_->all_assigns[ai].value;
+          if (!is(v, "call")) continue;
           // `pkg.image_datasets.load_data`: the module is the file's stem, as step_importer asks.
-          const std::string q = impl_->qualname_of(field(a.value, "function"));
-          const size_t last = q.rfind('.');
-          if (last == std::string::npos || last == 0) continue;
-          const size_t prev = q.rfind('.', last - 1);
-          const size_t from = prev == std::string::npos ? 0 : prev + 1;
-          out.push_back({q.substr(from, last - from), q.substr(last + 1), -1,
-                         impl_->src.position(ts_node_start_byte(c.node)).line, false});
+          const std::string q = impl_->qualname_of(field(v, "function"));
+          if (const auto sf = stem_function(q))
+            out.push_back({std::string(sf->first), std::string(sf->second), -1,
+                           impl_->src.position(ts_node_start_byte(c.node)).line, false});
         }
       }
     }

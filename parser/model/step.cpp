@@ -174,6 +174,12 @@ void Model::Impl::link_calls() {
   }
 }
 
+const Frame* Model::Impl::innermost_loop(const Context& ctx) {
+  for (size_t k = ctx.frames.size(); k-- > 0;)
+    if (ctx.frames[k].kind == Frame::Kind::Loop) return &ctx.frames[k];
+  return nullptr;
+}
+
 bool Model::Impl::frames_have_loop(const Context& ctx) {
   return std::any_of(ctx.frames.begin(), ctx.frames.end(), [](const Frame& f) { return f.kind == Frame::Kind::Loop; });
 }
@@ -199,9 +205,7 @@ void Model::Impl::find_steps() {
     // The loss is a value computed in the same loop (`loss = criterion(...)` in its body), not a
     // loss module built before it (`train_one_epoch(model, dino_loss, loader, optimizer)`); and a
     // callee of this file is judged by its own body (find_steps' fixpoint below).
-    const Frame* loop = nullptr;
-    for (const Frame& f : call_ctx[i].frames)
-      if (f.kind == Frame::Kind::Loop) loop = &f;
+    const Frame* loop = innermost_loop(call_ctx[i]);
     const bool local_callee = is(c.function, "identifier") && functions_by_name.count(t(c.function));
     if (loop && !local_callee && (!is(c.function, "attribute") || c.method != "step")) {
       bool optimizer = false, loss = false;
@@ -252,8 +256,6 @@ void Model::Impl::find_steps() {
         step_siblings.emplace_back(holder, c.node);  // its precision is the step's
       }
   }
-  for (size_t i = 0; i < calls.size(); ++i)
-    if (marker[i]) marker_calls.insert(i);
   for (size_t i = 0; i < calls.size(); ++i)
     if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
   for (size_t round = 0; round < functions.size() + 1; ++round) {
@@ -317,6 +319,7 @@ void Model::Impl::find_steps() {
       }
     }
   find_rollout_loops();
+  marker_calls = std::move(marker);
   // Repeated: an outer loop around the step loop, or its function is called inside a loop.
   for (auto& l : loops) {
     if (!l.step) continue;
@@ -353,11 +356,6 @@ bool Model::Impl::environment_step(const CallInfo& c) const {
 // with no condition between the two loops (an evaluation every N iterations is not a rollout).
 void Model::Impl::find_rollout_loops() {
   std::unordered_set<NodeKey, NodeKeyHash> outer;  // loops whose body runs an update
-  auto innermost_loop = [](const Context& ctx) -> const Frame* {
-    for (size_t k = ctx.frames.size(); k-- > 0;)
-      if (ctx.frames[k].kind == Frame::Kind::Loop) return &ctx.frames[k];
-    return nullptr;
-  };
   auto add_loops = [&](const Context& ctx) {
     for (const Frame& fr : ctx.frames)
       if (fr.kind == Frame::Kind::Loop) outer.insert(key(fr.node));

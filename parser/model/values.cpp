@@ -19,7 +19,8 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
       }
       if (!null(a.ctx.function)) b.by_function[key(a.ctx.function)].push_back(i);
     }
-    b.opaque.insert(opaque_names.begin(), opaque_names.end());
+    for (const ScopeName& sk : opaque_names)
+      if (!b.opaque.insert(sk).second) b.opaque_again.insert(sk);
   }
   return *bindings_;
 }
@@ -33,14 +34,15 @@ std::optional<Value> Model::Impl::argument_value(TSNode function, std::string_vi
   const auto p = std::find(ps.begin(), ps.end(), name);
   if (p == ps.end()) return std::nullopt;
   if (callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1) return Value{};
+  // Its position as written: a plain function (a module-level `def forward(self, x)` takes `self` too).
+  const long index = p - ps.begin();
   const size_t ci = callers[fi].front();
   const CallInfo& c = calls[ci];
   if (c.star_args || c.unresolved_kwargs) return Value{};
-  const TSNode arg = c.arg(name, static_cast<int>(p - ps.begin()));
+  const TSNode arg = c.arg(name, static_cast<int>(index));
   if (null(arg)) return Value{};
   // Bound only as the parameter (not also a loop variable, a `with ... as` name, a tuple target).
-  const ScopeName sk = scope_key(function, name);
-  if (std::count(opaque_names.begin(), opaque_names.end(), sk) != 1) return Value{};
+  if (bindings().opaque_again.count(scope_key(function, name))) return Value{};
   return eval(arg, call_ctx[ci].function, depth + 1);
 }
 
