@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 7";
+constexpr std::string_view kFactsVersion = "project-facts 8";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -41,6 +41,8 @@ void write_entry(serial::Out& o, const StepEntry& e) {
   o.n(e.non_none_positional.size());
   for (uint32_t p : e.non_none_positional) o.n(p);
   write_strings(o, e.non_none_keywords);
+  o.n(e.arg_classes.size());
+  for (const auto& [k, cls] : e.arg_classes) o.str(k), o.str(cls);
 }
 
 StepEntry read_entry(serial::In& in) {
@@ -64,6 +66,11 @@ StepEntry read_entry(serial::In& in) {
   const uint64_t set = in.n();
   for (uint64_t i = 0; in.ok && i < set; ++i) e.non_none_positional.push_back(in.n32());
   e.non_none_keywords = read_strings(in);
+  const uint64_t classes = in.n();
+  for (uint64_t i = 0; in.ok && i < classes; ++i) {
+    std::string k = in.str();
+    e.arg_classes.emplace_back(std::move(k), in.str());
+  }
   return e;
 }
 

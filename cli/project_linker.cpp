@@ -400,6 +400,7 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   keep_common(same->keyword_truths, e.keyword_truths);
   keep_common(same->non_none_positional, e.non_none_positional);
   keep_common(same->non_none_keywords, e.non_none_keywords);
+  keep_common(same->arg_classes, e.arg_classes);
   if (e.cuda && !same->cuda) {
     same->path = e.path;
     same->cuda = true;
@@ -445,7 +446,17 @@ void FileProjectContext::link_root(const std::string& root) {
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
                   c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords, c.keyword_truths,
-                  c.non_none_positional, c.non_none_keywords};
+                  c.non_none_positional, c.non_none_keywords, {}};
+      // Classes of the arguments, named from the root so that the callee's file can resolve them.
+      for (const auto& [key, cls] : c.arg_classes)
+        if (const auto where = resolve_target(root, file, cls); where && !where->second.empty()) {
+          std::string mod = fs::path(where->first).lexically_relative(root).replace_extension().generic_string();
+          if (mod == "__init__") continue;
+          if (mod.ends_with("/__init__")) mod.resize(mod.size() - 9);
+          if (mod.empty() || mod.starts_with("..")) continue;
+          std::replace(mod.begin(), mod.end(), '/', '.');
+          e.arg_classes.emplace_back(key, mod + "." + where->second);
+        }
       // A path through more files than kMaxDepth is not followed further.
       size_t hops = 0;
       for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
@@ -454,7 +465,7 @@ void FileProjectContext::link_root(const std::string& root) {
         for (StepEntry& known : linked.entries[r->first])
           if (known.function == e.function) {
             known.loss_positional.clear(), known.loss_keywords.clear(), known.keyword_truths.clear();
-            known.non_none_positional.clear(), known.non_none_keywords.clear();
+            known.non_none_positional.clear(), known.non_none_keywords.clear(), known.arg_classes.clear();
           }
         continue;
       }
@@ -542,6 +553,8 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     out.append(" set");
     for (uint32_t p : e.non_none_positional) out.append(" ").append(std::to_string(p));
     for (const auto& k : e.non_none_keywords) out.append(" ").append(k);
+    out.append(" classes");
+    for (const auto& [k, cls] : e.arg_classes) out.append(" ").append(k).append("=").append(cls);
   }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function

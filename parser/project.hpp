@@ -69,6 +69,10 @@ struct StepCall {
   // Arguments certainly not None (a tensor the step computed, a literal): by position and keyword.
   std::vector<uint32_t> non_none_positional;
   std::vector<std::string> non_none_keywords;
+  // Arguments that are instances of a project class (`policy.train(replay_buffer, 256)` with
+  // `replay_buffer = utils.ReplayBuffer(...)`): "#0" for the first positional, else the keyword, with
+  // the class's qualified name as the caller spells it ("utils.ReplayBuffer").
+  std::vector<std::pair<std::string, std::string>> arg_classes;
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -92,6 +96,10 @@ struct StepEntry {
   // Where every call passes a value that is certainly not None (see StepCall).
   std::vector<uint32_t> non_none_positional;
   std::vector<std::string> non_none_keywords;
+  // Parameters every call binds to an instance of the same project class (see StepCall), the class
+  // named from the project root ("utils.ReplayBuffer", "pkg.buffers.Replay"): a method called on
+  // the parameter runs there.
+  std::vector<std::pair<std::string, std::string>> arg_classes;
 };
 
 struct ModuleSummary {

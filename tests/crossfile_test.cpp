@@ -409,6 +409,15 @@ TEST(CrossFile, ALoopThatCallsAnotherFilesStepMethodIsTheStepLoopEvenUnderAnInte
   check_project(kDir.parent_path() / "crossfile_agent_step", 3);
 }
 
+TEST(CrossFile, AMethodCalledOnAStepParameterRunsInTheClassTheCallerPassed) {
+  // tests/fixtures/crossfile_param_class/: main.py's loop calls policy.train(replay, 256, noise=...)
+  // (algo.py), which samples its replay_buffer and noise parameters: main.py passes an instance of
+  // buffers.ReplayBuffer and of its own Noise class, so their sample() runs every step (TD3's
+  // replay_buffer.sample(), held-out round 11). Traps: EvalBuffer goes to evaluate() once after the
+  // loop; the writer is a library object.
+  check_project(kDir.parent_path() / "crossfile_param_class", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

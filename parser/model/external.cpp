@@ -2,6 +2,8 @@
 // another file runs (ProjectContext::step_entries), and the calls this file's step makes out of it.
 #include "parser/model/impl.hpp"
 
+#include <filesystem>
+
 namespace perflint {
 
 namespace {
@@ -100,7 +102,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   if (external.empty()) return;
@@ -128,9 +130,48 @@ void Model::Impl::link_external() {
   }
 }
 
+std::string Model::Impl::argument_class(TSNode arg) const {
+  arg = unparenthesized(arg);
+  if (!is(arg, "identifier") && !is(arg, "attribute")) return {};
+  std::string q = instance_qualname(arg);
+  if (!q.empty()) return class_by_name(q) ? q : std::string();
+  // An instance of a class of this file (`buffer = ReplayBuffer(...)` next to the loop): named by
+  // the file's module, as an importer would.
+  std::string cls;
+  for_each_built_from(arg, [&](TSNode v) {
+    if (is(v, "call") && is(field(v, "function"), "identifier") && class_nodes.count(std::string(t(field(v, "function")))))
+      cls = std::string(t(field(v, "function")));
+    return !cls.empty();
+  });
+  const std::string stem = std::filesystem::path(src.path()).stem().string();
+  if (cls.empty() || stem.empty() || stem == "__init__" || stem == "__main__") return {};
+  return stem + "." + cls;
+}
+
+// A parameter of a function other files' steps run, which every such call binds to an instance of
+// one project class (StepEntry::arg_classes): that class, named from the project root.
+std::string Model::Impl::parameter_class(TSNode name) const {
+  if (!is(name, "identifier") || external.empty()) return {};
+  const TSNode fn = function_containing(name);
+  if (null(fn)) return {};
+  const size_t fi = function_index(fn);
+  if (fi == SIZE_MAX || fi >= fn_external.size() || fn_external[fi] < 0) return {};
+  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
+  if (e.opaque_args || e.arg_classes.empty()) return {};
+  const Function& f = functions[fi];
+  const std::string_view param = t(name);
+  const long index = call_position(f, param);
+  if (index < 0 || bindings().assigns.count(scope_key(fn, param))) return {};
+  for (const auto& [key, cls] : e.arg_classes)
+    if (key == param || key == "#" + std::to_string(index)) return cls;
+  return {};
+}
+
 std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   if (null(callee) || depth > 4) return {};
   if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
+  if (depth == 0)
+    if (std::string q = parameter_class(callee); !q.empty()) return q;
   // Per name, as instance_class: a long file calls the same names over and over.
   if (depth == 0)
     if (auto hit = instance_qualname_memo_.find(t(callee)); hit != instance_qualname_memo_.end()) return hit->second;
@@ -222,6 +263,12 @@ std::vector<StepCall> Model::step_calls() const {
         if (a.name != "**")
           if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
             s.keyword_truths.emplace_back(a.name, *truth);
+      for (size_t i = 0; i < c.positional.size(); ++i)
+        if (std::string q = impl_->argument_class(c.positional[i]); !q.empty())
+          s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
+      for (const Argument& a : c.keywords)
+        if (a.name != "**")
+          if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
     }
     if (!s.path.empty() && !cuda)
       for (const auto& e : impl_->external)

@@ -440,6 +440,8 @@ struct Model::Impl {
   // The dotted name of the imported class `callee` is an instance of (`net = DDP(Net().cuda())` with
   // `from models import Net` -> "models.Net"), or empty.
   std::string instance_qualname(TSNode callee, int depth = 0) const;
+  std::string argument_class(TSNode arg) const;
+  std::string parameter_class(TSNode name) const;
   // Each expression `callee` is assigned from, past module moves (`.cuda()`, `.to()`) and wrappers
   // that run the module they wrap (DDP, DataParallel, torch.compile, FSDP): `visit` gets the inner
   // call (`Net()`) or name; it returns true to stop.

@@ -406,14 +406,16 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   const Value v = eval(field(f.node, "condition"), function, 0);
   // An option of this file's parser, or of another file's (`args = get_args()` from arguments.py:
   // a2c-ppo-acktr-gail's `if args.gail:`, off by default).
-  std::optional<bool> truth = v.from_option || v.from_imported_option ? v.truthy() : std::nullopt;
+  int truth = -1;  // -1 unknown, else 0 / 1
+  if (v.from_option || v.from_imported_option)
+    if (const std::optional<bool> tv = v.truthy()) truth = *tv ? 1 : 0;
   // A device switch (`-gpu`, `--cuda`, `--use_cuda`): the CUDA configuration is the one judged, as
   // the README runs it, whatever the flag's default.
   for (std::string_view w : {"cuda", "gpu", "device", "accel"})
     if ((v.from_option && icontains(v.from_option->dest, w)) ||
         (v.from_imported_option && icontains(t(field(f.node, "condition")), w)))
-      truth = std::nullopt;
-  const bool off_then = truth == false, off_else = truth == true;
+      truth = -1;
+  const bool off_then = truth == 0, off_else = truth == 1;
   flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
   return null(f.condition) ? off_else : off_then;
 }
