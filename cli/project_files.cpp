@@ -391,6 +391,20 @@ bool FileProjectContext::mentioned_elsewhere(const std::string& file, std::strin
   return false;
 }
 
+bool FileProjectContext::importer_side_mentions(const std::string& file, std::string_view word) {
+  if (word.empty()) return false;
+  std::error_code ec;
+  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  for (const auto& [other, imported] : graph_for(root_for(fs::path(self))).imports) {
+    if (other == self || std::find(imported.begin(), imported.end(), self) == imported.end()) continue;
+    if (names_word(text_of(other), word)) return true;
+    for (const std::string& m : imported)
+      if (m != self && names_word(text_of(m), word)) return true;
+  }
+  return false;
+}
+
 std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
   const std::string root = project_root(fs::path(file));
   const std::string self = fs::absolute(fs::path(file)).lexically_normal().string();

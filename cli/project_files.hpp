@@ -53,6 +53,7 @@ class FileProjectContext final : public ProjectContext {
   // those answers.
   std::string fingerprint(const std::string& file, std::string_view text) override;
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
+  bool importer_side_mentions(const std::string& file, std::string_view word) override;
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
                                               std::string_view dest, std::string* module_path) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;

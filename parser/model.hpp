@@ -135,6 +135,9 @@ class Model {
   // Right-hand sides of every `name = ...` in the file (any scope), in document order; a dotted name
   // (`self.stream`) matches assignments to that attribute spelled the same way.
   std::vector<TSNode> assigned_values(std::string_view name) const;
+  // Whether a file that imports this one, or a project module it imports, names `word` (a whole
+  // word): where what this file's functions are handed likely comes from. False when not known.
+  bool importer_side_mentions(std::string_view word) const;
   // The right-hand sides of `name = ...` that `use` can see: those of the function around `use` when
   // it assigns the name, else the module's. Indexed: O(assignments of that name in that scope), where
   // assigned_values grows with every same-named assignment of the file.

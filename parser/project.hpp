@@ -227,6 +227,13 @@ class ProjectContext {
     (void)word;
     return true;
   }
+  // Whether a file that imports `file`, or a project module such a file imports, names `word` (a
+  // whole word): where the values handed to `file`'s functions likely come from. False when not known.
+  virtual bool importer_side_mentions(const std::string& file, std::string_view word) {
+    (void)file;
+    (void)word;
+    return false;
+  }
   // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
   // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file, std::string_view text) {

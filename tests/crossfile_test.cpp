@@ -418,6 +418,13 @@ TEST(CrossFile, AMethodCalledOnAStepParameterRunsInTheClassTheCallerPassed) {
   check_project(kDir.parent_path() / "crossfile_param_class", 3);
 }
 
+TEST(CrossFile, ADatasetHandedInWhereTheProjectBuildsTensorDatasetsMayBeInMemory) {
+  // tests/fixtures/crossfile_tensor_dataset/: trainer.py's Trainer stores the dataset main.py hands
+  // it, the TensorDataset data.py builds (JointBERT, held-out round 12's FP): its loader without
+  // workers is not reported. Its own ImageFolder loader still gets PFL101.
+  check_project(kDir.parent_path() / "crossfile_tensor_dataset", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -403,6 +403,8 @@ struct Model::Impl {
   std::vector<Loop> loops;
   // What a step loop iterates, through wrappers and a local name bound once to one (function_summaries).
   TSNode loop_source(const Loop& l) const;
+  // `x = x.cuda()` (or `x, y = x.to(d), y.to(d)`) in the function between `loop`'s start and `use`.
+  bool rebound_to_device_copy(TSNode loop, TSNode use) const;
   std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
   std::vector<TSNode> step_loop_nodes;
   std::vector<bool> marker_calls;  // per call: it is a training step (find_steps)

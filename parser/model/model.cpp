@@ -113,6 +113,10 @@ std::vector<TSNode> Model::assigned_values(std::string_view name) const {
   return out;
 }
 
+bool Model::importer_side_mentions(std::string_view word) const {
+  return impl_->project && impl_->project->importer_side_mentions(impl_->src.path(), word);
+}
+
 std::vector<TSNode> Model::visible_values(TSNode use, std::string_view name) const {
   std::vector<TSNode> out;
   const auto& b = impl_->bindings();

