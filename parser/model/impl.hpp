@@ -443,6 +443,8 @@ struct Model::Impl {
   // `from models import Net` -> "models.Net"), or empty.
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string argument_class(TSNode arg) const;
+  // The class of this file that module-level function `function` returns an instance of, or empty.
+  std::string factory_class(const std::string& function) const;
   std::string parameter_class(TSNode name) const;
   // Each expression `callee` is assigned from, past module moves (`.cuda()`, `.to()`) and wrappers
   // that run the module they wrap (DDP, DataParallel, torch.compile, FSDP): `visit` gets the inner

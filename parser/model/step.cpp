@@ -409,6 +409,16 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   int truth = -1;  // -1 unknown, else 0 / 1
   if (v.from_option || v.from_imported_option)
     if (const std::optional<bool> tv = v.truthy()) truth = *tv ? 1 : 0;
+  // `if self.training:` in a forward() the step runs: true there; its else branch is the eval path
+  // (retinanet's ResNet.forward returns the loss in training and decodes boxes otherwise).
+  {
+    TSNode c = unparenthesized(field(f.node, "condition"));
+    bool negated = false;
+    if (is(c, "not_operator")) c = unparenthesized(field(c, "argument")), negated = true;
+    if (is(c, "attribute") && t(field(c, "attribute")) == "training" && is(field(c, "object"), "identifier") &&
+        t(field(c, "object")) == "self")
+      truth = negated ? 0 : 1;
+  }
   // A device switch (`-gpu`, `--cuda`, `--use_cuda`): the CUDA configuration is the one judged, as
   // the README runs it, whatever the flag's default.
   for (std::string_view w : {"cuda", "gpu", "device", "accel"})
