@@ -673,7 +673,9 @@ struct Model::Impl {
   // ---- data loaders ---------------------------------------------------------------------------
   // The loader a step loop takes its batches from with `next(it)`, `it` made from the loader
   // (`iter(loader)`, `cycle(dl)`) or by a generator of this file that builds one; -1 when none.
-  int loader_behind_next(const Loop& l) const;
+  // `reiterated`: the loader reaches the loop through a generator of this file that iterates it again
+  // and again (`while True: for x in loader: yield x`).
+  int loader_behind_next(const Loop& l, bool* reiterated = nullptr) const;
   // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.
   TSNode iterable_base(TSNode e, bool* enumerated) const;
 

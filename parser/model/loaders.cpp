@@ -148,7 +148,7 @@ void Model::Impl::for_each_next_source(const Loop& l, const std::function<bool(T
   }
 }
 
-int Model::Impl::loader_behind_next(const Loop& l) const {
+int Model::Impl::loader_behind_next(const Loop& l, bool* reiterated) const {
   if (loaders.empty()) return -1;
   int found = -1;
   for_each_next_source(l, [&](TSNode it) {
@@ -162,9 +162,23 @@ int Model::Impl::loader_behind_next(const Loop& l) const {
       if (!is(v, "call")) continue;
       const CallInfo* made = call_info(v);
       if (!made) continue;
-      for (TSNode arg : made->positional)
+      for (size_t ai2 = 0; ai2 < made->positional.size(); ++ai2)
         for (size_t d = 0; d < loaders.size(); ++d)
-          if (loader_named(loaders[d], t(arg))) return found = static_cast<int>(d), true;
+          if (loader_named(loaders[d], t(made->positional[ai2]))) {
+            // `infiniteloop(dataloader)`, a generator of this file that runs `for x in iter(loader):
+            // yield x` inside `while True:`: each pass starts the loader again (pytorch-ddpm,
+            // lightweight-gan's cycle(); held-out round 12).
+            if (reiterated && is(made->function, "identifier"))
+              if (auto fns = functions_by_name.find(t(made->function)); fns != functions_by_name.end())
+                for (size_t f : fns->second) {
+                  const long pi = static_cast<long>(ai2) + (!functions[f].params.empty() && functions[f].params.front() == "self");
+                  if (pi >= static_cast<long>(functions[f].params.size())) continue;
+                  bool again = false;
+                  if (yielded_from(functions[f].node, functions[f].params[static_cast<size_t>(pi)], again) != 0 && again)
+                    *reiterated = true;
+                }
+            return found = static_cast<int>(d), true;
+          }
       if (!is(made->function, "identifier")) continue;
       const auto fns = functions_by_name.find(t(made->function));
       if (fns == functions_by_name.end()) continue;
@@ -280,12 +294,13 @@ void Model::Impl::collect_loaders() {
     if (loaders.empty() && !l.step) continue;
     if (!is(l.node, "for_statement")) {
       // `while True: batch = next(it)`
-      if (const int found = l.step ? loader_behind_next(l) : -1; found >= 0) {
+      bool reiterated = false;
+      if (const int found = l.step ? loader_behind_next(l, &reiterated) : -1; found >= 0) {
         l.loader = found;
         loaders[found].loops.push_back(l.node);
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated;
+        loaders[found].repeated = loaders[found].repeated || l.repeated || reiterated;
       }
       continue;
     }
@@ -326,14 +341,15 @@ void Model::Impl::collect_loaders() {
         }
       }
     }
-    if (found < 0 && l.step) found = loader_behind_next(l);
+    bool reiterated = false;
+    if (found < 0 && l.step) found = loader_behind_next(l, &reiterated);
     if (found >= 0) {
       l.loader = found;
       loaders[found].loops.push_back(l.node);
       if (l.step) {
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated;
+        loaders[found].repeated = loaders[found].repeated || l.repeated || reiterated;
       }
     }
     if (!l.step) continue;

@@ -361,6 +361,29 @@ void Model::Impl::collect_argparse() {
     if (is(target, "pattern_list") || is(target, "tuple_pattern")) target = ts_node_named_child(target, 0);
     if (is(target, "identifier")) args_names.push_back(t(target));
   }
+  // absl flags: `FLAGS = flags.FLAGS`, `flags.DEFINE_integer('num_workers', 4, help=...)`, read as
+  // `FLAGS.num_workers` (pytorch-ddpm, held-out round 12).
+  bool absl = false;
+  for (const auto& c : calls) {
+    if (!c.method.starts_with("DEFINE_") || c.positional.empty() || !c.qualname.starts_with("absl.flags.")) continue;
+    const Value name = eval(c.positional.front(), TSNode{}, 0);
+    if (name.kind != Value::Kind::String || name.s.empty()) continue;
+    absl = true;
+    ArgOption o;
+    o.call = c.node;
+    o.line = src.position(ts_node_start_byte(c.node)).line;
+    o.flag = "--" + name.s;
+    o.dest = name.s;
+    if (const Argument* d = c.keyword("default")) o.default_value = d->value;
+    else if (c.positional.size() >= 2) o.default_value = c.positional[1];
+    options.push_back(std::move(o));
+  }
+  if (absl) {
+    args_names.push_back("FLAGS");
+    for (const auto& a : all_assigns)
+      if (is(a.target, "identifier") && (t(a.value) == "flags.FLAGS" || t(a.value) == "absl.flags.FLAGS"))
+        args_names.push_back(t(a.target));
+  }
   for (const auto& c : calls) {
     if (c.method != "add_argument" || c.positional.empty()) continue;
     std::vector<std::string> flags;
