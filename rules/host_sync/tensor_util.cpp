@@ -109,6 +109,33 @@ std::vector<std::string> loss_names(const Model& model) {
       add(c.positional.front());
     }
   }
+  // The loss's additive parts are tensors of its graph: `loss = classification_loss + regression_loss`
+  // (retinanet's `float(classification_loss)` in the step's print, held-out round 12). Not a part that
+  // is ever bound to a number (`reg = 0.0` when the penalty is off).
+  const auto numeric = [&](TSNode v) {
+    v = unparen(v);
+    return is(v, "integer") || is(v, "float") || is(v, "unary_operator") || is(v, "none");
+  };
+  const size_t backward_targets = out.size();
+  for (size_t i = 0; i < backward_targets; ++i)
+    for (TSNode value : model.assigned_values(out[i])) {
+      std::vector<std::pair<TSNode, int>> todo{{value, 0}};
+      while (!todo.empty()) {
+        auto [n, depth] = todo.back();
+        todo.pop_back();
+        n = unparen(n);
+        if (depth > 3 || ts_node_is_null(n)) continue;
+        if (is(n, "binary_operator")) {
+          const std::string_view op = ts::kind(ts::field(n, "operator"));
+          if (op != "+" && op != "-") continue;
+          todo.emplace_back(ts::field(n, "left"), depth + 1);
+          todo.emplace_back(ts::field(n, "right"), depth + 1);
+        } else if (depth > 0 && is(n, "identifier") && model.text(n) != out[i]) {
+          const std::vector<TSNode> values = model.assigned_values(model.text(n));
+          if (std::none_of(values.begin(), values.end(), numeric)) add(n);
+        }
+      }
+    }
   return out;
 }
 
