@@ -55,7 +55,8 @@ class FileProjectContext final : public ProjectContext {
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
-                                              std::string_view dest, std::string* module_path) override;
+                                              std::string_view dest, std::string* module_path,
+                                              bool parser = false) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;

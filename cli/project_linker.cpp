@@ -614,7 +614,7 @@ const FunctionSummary* FileProjectContext::project_function(const std::string& f
 
 std::optional<OptionDefault> FileProjectContext::option_default(const std::string& from_file,
                                                                 const std::string& source, std::string_view dest,
-                                                                std::string* module_path) {
+                                                                std::string* module_path, bool parser) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
@@ -630,8 +630,8 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
     it = option_summaries_.emplace(r->first, std::move(made)).first;
   }
   const ModuleSummary& m = *it->second;
-  const bool parses = std::find(m.args_functions.begin(), m.args_functions.end(), r->second) != m.args_functions.end() ||
-                      std::find(m.args_variables.begin(), m.args_variables.end(), r->second) != m.args_variables.end();
+  const auto names = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), r->second) != v.end(); };
+  const bool parses = parser ? names(m.parser_functions) : names(m.args_functions) || names(m.args_variables);
   if (!parses) return std::nullopt;
   for (const OptionDefault& o : m.options)
     if (o.dest == dest) {

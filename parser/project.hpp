@@ -117,6 +117,7 @@ struct ModuleSummary {
   std::vector<OptionDefault> options;        // its argparse options
   std::vector<std::string> args_functions;   // functions that return parse_args()'s result
   std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
+  std::vector<std::string> parser_functions; // functions that return the ArgumentParser they build
   // Only with `with_calls` (summarize_module): the names (last component) of the functions it calls
   // outside any `if` condition, and under one (`if args.seed != -1: provide_determinism(args.seed)`).
   std::vector<std::string> plain_calls, conditional_calls;
@@ -210,13 +211,16 @@ class ProjectContext {
   // The default of argparse option `dest` of the module behind `source` (a dotted name as the
   // importing file's imports give it: "config.get_args" for `args = get_args()`, "config.args" for
   // `from config import args`), when that module parses its options there; its path goes to
-  // `*module_path`. nullopt when not known.
+  // `*module_path`. nullopt when not known. With `parser`, `source` names a function that returns the
+  // ArgumentParser it builds (`parser = utils.prepare_parser()`, parsed by the caller).
   virtual std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
-                                                      std::string_view dest, std::string* module_path) {
+                                                      std::string_view dest, std::string* module_path,
+                                                      bool parser = false) {
     (void)from_file;
     (void)source;
     (void)dest;
     (void)module_path;
+    (void)parser;
     return std::nullopt;
   }
   // Whether `word` (a function's name) occurs as a whole word in another Python file of `file`'s

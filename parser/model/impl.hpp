@@ -445,6 +445,9 @@ struct Model::Impl {
   std::string argument_class(TSNode arg) const;
   // The class of this file that module-level function `function` returns an instance of, or empty.
   std::string factory_class(const std::string& function) const;
+  // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return
+  // train`), or SIZE_MAX.
+  size_t returned_closure(std::string_view function) const;
   std::string parameter_class(TSNode name) const;
   // Each expression `callee` is assigned from, past module moves (`.cuda()`, `.to()`) and wrappers
   // that run the module they wrap (DDP, DataParallel, torch.compile, FSDP): `visit` gets the inner
@@ -562,6 +565,10 @@ struct Model::Impl {
   TSNode module_class(std::string_view name) const;
   // `args.x` where args comes from another module that parses the options (ProjectContext::option_default).
   Value imported_option(TSNode object, std::string_view dest, TSNode function) const;
+  Value option_value(const ArgOption& option, int depth) const;
+  // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
+  // call of the function): the option's default, of this file's parser or a project function's.
+  Value parsed_args_entry(TSNode object, std::string_view dest, TSNode function, int depth) const;
   mutable std::optional<std::unordered_map<std::string_view, TSNode>> module_classes_;  // by name, first use
   // Calls whose receiver (or setattr target) is a name, by that name (indices in calls), first use.
   mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_on_;

@@ -344,6 +344,16 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     }
     out.push_back(std::move(s));
   }
+  // A factory that returns an inner def: calling its result runs the closure (`train =
+  // GAN_training_function(...)`, `train(x, y)`), summarised again as "factory.__call__".
+  for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+    const size_t inner = impl_->returned_closure(out[fi].name);
+    if (inner == SIZE_MAX || inner >= out.size() || !ts::same(impl_->functions[fi].node, impl_->function_containing(ts::parent(impl_->functions[inner].node))))
+      continue;
+    FunctionSummary twin = out[inner];
+    twin.qualified = out[fi].name + ".__call__";
+    out.push_back(std::move(twin));
+  }
   // `self.iteration(epoch, self.train_data)` binds an iterated parameter of a method of the class.
   for (size_t ci = 0; ci < impl_->calls.size(); ++ci) {
     const CallInfo& c = impl_->calls[ci];
@@ -478,6 +488,23 @@ std::vector<std::string> Model::args_functions() const {
                         txt.find("parse_known_args(") != std::string_view::npos ||
                         std::find(impl_->args_names.begin(), impl_->args_names.end(), txt) != impl_->args_names.end();
     if (parsed) out.emplace_back(impl_->t(field(fn, "name")));
+  }
+  return out;
+}
+
+std::vector<std::string> Model::parser_functions() const {
+  std::vector<std::string> out;
+  if (impl_->options.empty()) return out;
+  for (const auto& [fn, ret] : impl_->returns) {
+    TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    if (is(v, "identifier")) {
+      const auto& b = impl_->bindings();
+      auto it = b.assigns.find(Impl::scope_key(fn, impl_->t(v)));
+      if (it == b.assigns.end() || it->second.size() != 1) continue;
+      v = impl_->all_assigns[it->second.front()].value;
+    }
+    if (is(v, "call") && last_component(impl_->t(field(v, "function"))) == "ArgumentParser")
+      out.emplace_back(impl_->t(field(fn, "name")));
   }
   return out;
 }

@@ -750,6 +750,10 @@ bool Model::Impl::rebound_to_device_copy(TSNode loop, TSNode use) const {
                              [](const Assign& a, uint32_t at) { return ts_node_start_byte(a.statement) < at; });
   for (; it != all_assigns.end() && ts_node_start_byte(it->statement) < hi; ++it) {
     if (ts_node_end_byte(it->statement) > hi) continue;  // the use's own statement: `x = x.cuda()`
+    // Only where it runs before the use on every path: its block holds the use (not the other branch
+    // of an `if`, BigGAN's `if config['D_fp16']: x, y = x.to(device).half(), y.to(device)`).
+    const TSNode block = ts::parent(it->statement);
+    if (null(block) || ts_node_end_byte(block) < ts_node_end_byte(use)) continue;
     if (!ts::same(it->ctx.function, fn) && !(null(it->ctx.function) && null(fn))) continue;
     const TSNode target = it->target, value = unparenthesized(it->value);
     if (is(target, "identifier")) {

@@ -150,6 +150,7 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     if (!is(obj, "identifier") || null(sub)) return Value{};
     const Value key = eval(sub, function, depth + 1);
     if (key.kind != Value::Kind::String) return Value{};
+    if (Value a = parsed_args_entry(obj, key.s, function, depth); a.known()) return a;
     return config_value(obj, key.s, function, depth);
   }
   if (k == "attribute") {
@@ -167,6 +168,14 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       return Value{};
     const ArgOption* opt = find_option(t(field(n, "attribute")));
     if (!opt) return Value{};
+    return option_value(*opt, depth);
+  }
+  return Value{};
+}
+
+Value Model::Impl::option_value(const ArgOption& option, int depth) const {
+  const ArgOption* opt = &option;
+  {
     Value d;
     if (null(opt->default_value)) {
       const CallInfo* c = call_info(opt->call);
@@ -189,6 +198,82 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     }
     d.from_option = opt;
     return d;
+  }
+}
+
+Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNode function, int depth) const {
+  // `config = vars(parser.parse_args())`, read as `config['D_fp16']`, also once handed to `run(config)`
+  // (BigGAN, whose parser utils.prepare_parser() builds in another file; held-out round 11).
+  TSNode node = object, scope = function;
+  for (int hop = 0; hop < 6 && !null(node); ++hop) {
+    node = unparenthesized(node);
+    if (is(node, "identifier")) {
+      if (!options.empty() && std::find(args_names.begin(), args_names.end(), t(node)) != args_names.end())
+        if (const ArgOption* opt = find_option(dest)) return option_value(*opt, depth);
+      const Bindings& b = bindings();
+      TSNode next{};
+      for (TSNode sc : {scope, TSNode{}}) {
+        const ScopeName sk = scope_key(sc, t(node));
+        auto it = b.assigns.find(sk);
+        if (b.opaque.count(sk)) {
+          // A parameter of a plain function called from one place: that call's argument.
+          const size_t fi = null(sc) || it != b.assigns.end() ? SIZE_MAX : function_index(sc);
+          if (fi == SIZE_MAX || callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1)
+            return Value{};
+          const auto& ps = functions[fi].params;
+          const auto p = std::find(ps.begin(), ps.end(), t(node));
+          const CallInfo& c = calls[callers[fi].front()];
+          if (p == ps.end() || c.star_args || c.unresolved_kwargs || b.opaque_again.count(sk)) return Value{};
+          next = c.arg(t(node), static_cast<int>(p - ps.begin()));
+          scope = call_ctx[callers[fi].front()].function;
+          break;
+        }
+        if (it == b.assigns.end()) continue;
+        if (it->second.size() != 1) return Value{};
+        next = all_assigns[it->second.front()].value;
+        scope = sc;
+        break;
+      }
+      node = next;
+      continue;
+    }
+    if (!is(node, "call")) return Value{};
+    const CallInfo* c = call_info(node);
+    if (!c) return Value{};
+    if (is(c->function, "identifier") && t(c->function) == "vars" && c->positional.size() == 1) {
+      node = c->positional.front();
+      continue;
+    }
+    if (c->method != "parse_args" || !is(c->receiver, "identifier")) return Value{};
+    // The parser: this file's (its options), or one a project function of another file builds.
+    if (const ArgOption* opt = find_option(dest)) return option_value(*opt, depth);
+    const Bindings& b = bindings();
+    for (TSNode sc : {scope, TSNode{}}) {
+      auto it = b.assigns.find(scope_key(sc, t(c->receiver)));
+      if (it == b.assigns.end()) continue;
+      if (it->second.size() != 1 || !project) return Value{};
+      const TSNode v = all_assigns[it->second.front()].value;
+      if (!is(v, "call")) return Value{};
+      const std::string source = qualname_of(field(v, "function"));
+      if (source.empty() || source.find('.') == std::string::npos) return Value{};
+      std::string module_path;
+      const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path, true);
+      if (!d) return Value{};
+      Value out;
+      switch (d->kind) {
+        case OptionDefault::Kind::None: out.kind = Value::Kind::None; break;
+        case OptionDefault::Kind::Bool: out.kind = Value::Kind::Bool; out.b = d->b; break;
+        case OptionDefault::Kind::Int: out.kind = Value::Kind::Int; out.i = d->i; break;
+        case OptionDefault::Kind::Float: out.kind = Value::Kind::Float; out.f = d->f; break;
+        case OptionDefault::Kind::String: out.kind = Value::Kind::String; out.s = d->s; break;
+        default: return Value{};
+      }
+      out.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
+                        std::to_string(d->line) + ", its default)";
+      out.from_imported_option = true;
+      return out;
+    }
+    return Value{};
   }
   return Value{};
 }
