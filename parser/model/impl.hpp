@@ -566,6 +566,8 @@ struct Model::Impl {
   // `args.x` where args comes from another module that parses the options (ProjectContext::option_default).
   Value imported_option(TSNode object, std::string_view dest, TSNode function) const;
   Value option_value(const ArgOption& option, int depth) const;
+  // The default of option `dest` of the project module behind `source` (see ProjectContext::option_default).
+  Value project_option(const std::string& source, std::string_view dest, bool parser) const;
   // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
   // call of the function): the option's default, of this file's parser or a project function's.
   Value parsed_args_entry(TSNode object, std::string_view dest, TSNode function, int depth) const;

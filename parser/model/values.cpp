@@ -256,22 +256,7 @@ Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNod
       if (!is(v, "call")) return Value{};
       const std::string source = qualname_of(field(v, "function"));
       if (source.empty() || source.find('.') == std::string::npos) return Value{};
-      std::string module_path;
-      const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path, true);
-      if (!d) return Value{};
-      Value out;
-      switch (d->kind) {
-        case OptionDefault::Kind::None: out.kind = Value::Kind::None; break;
-        case OptionDefault::Kind::Bool: out.kind = Value::Kind::Bool; out.b = d->b; break;
-        case OptionDefault::Kind::Int: out.kind = Value::Kind::Int; out.i = d->i; break;
-        case OptionDefault::Kind::Float: out.kind = Value::Kind::Float; out.f = d->f; break;
-        case OptionDefault::Kind::String: out.kind = Value::Kind::String; out.s = d->s; break;
-        default: return Value{};
-      }
-      out.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
-                        std::to_string(d->line) + ", its default)";
-      out.from_imported_option = true;
-      return out;
+      return project_option(source, dest, true);
     }
     return Value{};
   }
@@ -297,8 +282,12 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
     }
   }
   if (source.empty() || source.find('.') == std::string::npos) return Value{};
+  return project_option(source, dest, false);
+}
+
+Value Model::Impl::project_option(const std::string& source, std::string_view dest, bool parser) const {
   std::string module_path;
-  const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path);
+  const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path, parser);
   if (!d) return Value{};
   Value v;
   switch (d->kind) {
