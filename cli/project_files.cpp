@@ -461,17 +461,62 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
     }
     return {};
   };
+  // The text of top-level `def <name>(`, or nothing.
+  const auto def_text = [&text](std::string_view name) -> std::string_view {
+    const std::string head = "def " + std::string(name) + "(";
+    for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
+      if (at != 0 && text[at - 1] != '\n') continue;
+      size_t end = text.find('\n', at);
+      while (end != std::string::npos && end + 1 < text.size()) {
+        const char c = text[end + 1];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') break;
+        end = text.find('\n', end + 1);
+      }
+      return std::string_view(text).substr(at, (end == std::string::npos ? text.size() : end + 1) - at);
+    }
+    return {};
+  };
+  // A factory of the module (`def load_model(path): model = Darknet(path); ...; return model`,
+  // `def resnet50(): return ResNet(...)`): the class it returns.
+  std::string target_class = r->second;
+  if (class_text(target_class).empty())
+    if (const std::string_view def = def_text(target_class); !def.empty()) {
+      target_class.clear();
+      const auto name_at = [&](size_t at) {
+        size_t end = at;
+        while (end < def.size() && (std::isalnum(static_cast<unsigned char>(def[end])) || def[end] == '_')) ++end;
+        return std::string(def.substr(at, end - at));
+      };
+      for (size_t at = def.find("return "); at != std::string_view::npos && target_class.empty();
+           at = def.find("return ", at + 1)) {
+        std::string returned = name_at(at + 7);
+        if (returned.empty()) continue;
+        if (!std::isupper(static_cast<unsigned char>(returned[0]))) {
+          // `model = Darknet(...)` earlier in the function.
+          const std::string bound = returned + " = ";
+          const size_t b = def.find(bound);
+          if (b == std::string_view::npos) continue;
+          returned = name_at(b + bound.size());
+        }
+        if (!returned.empty() && std::isupper(static_cast<unsigned char>(returned[0])) && !class_text(returned).empty())
+          target_class = returned;
+      }
+      if (target_class.empty()) return out;
+    }
   // The class and the classes of the same module it builds (`Generator` -> `StyledConv` ->
   // `ModulatedConv2d`), a few levels deep: a convolutional network when they spell more convolutions
   // than linear layers and matrix products (a transformer whose LoRA layers use a grouped conv1d,
   // lit-gpt's, is not one; nor a helper class of a module that also holds a conv stem).
+  // Functions of the module the classes call count with them (Darknet's layers come from
+  // `create_modules(self.module_defs)`, a function of models.py).
   std::vector<std::string_view> bodies;
-  std::vector<std::string> seen{r->second};
-  if (const std::string_view own = class_text(r->second); !own.empty()) bodies.push_back(own);
+  std::vector<std::string> seen{target_class};
+  if (const std::string_view own = class_text(target_class); !own.empty()) bodies.push_back(own);
   for (size_t i = 0; i < bodies.size() && bodies.size() < 32; ++i) {
     const std::string_view body = bodies[i];
     for (size_t at = 0; at < body.size(); ++at) {
-      if (!std::isupper(static_cast<unsigned char>(body[at])) ||
+      const bool upper = std::isupper(static_cast<unsigned char>(body[at]));
+      if (!(upper || std::islower(static_cast<unsigned char>(body[at]))) ||
           (at > 0 && (std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_' || body[at - 1] == '.')))
         continue;
       size_t end = at;
@@ -480,7 +525,7 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
       at = end;
       if (end >= body.size() || body[end] != '(' || std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
       seen.push_back(name);
-      if (const std::string_view more = class_text(name); !more.empty()) bodies.push_back(more);
+      if (const std::string_view more = upper ? class_text(name) : def_text(name); !more.empty()) bodies.push_back(more);
     }
   }
   if (bodies.empty()) return out;

@@ -443,6 +443,13 @@ TEST(CrossFile, AClosureAFactoryOfAnotherFileReturnsIsTheStepAndAParsedConfigDic
   check_project(kDir.parent_path() / "crossfile_step_closure", 3);
 }
 
+TEST(CrossFile, AModelFactoryOfAnotherFileWhoseClassBuildsConvolutionsInAHelperIsConvolutional) {
+  // tests/fixtures/crossfile_conv_factory/: train.py's model comes from models.load_model(), which
+  // returns a Darknet whose convolutions create_modules() builds (PyTorch-YOLOv3, held-out round 11):
+  // PFL503 where it is built. Trap: finetune_head.py's build_head() returns a linear Head.
+  check_project(kDir.parent_path() / "crossfile_conv_factory", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -291,7 +291,8 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
 
 std::string Model::project_conv_evidence(const CallInfo& c) const {
   const std::string& q = c.qualname;
-  if (!impl_->project || library_root(q) || !class_by_name(q)) return {};
+  // A class (`model.UNet(...)`) or a factory that returns one (`models.load_model(path)`).
+  if (!impl_->project || library_root(q) || q.find('.') == std::string::npos) return {};
   return impl_->project->conv_evidence(impl_->src.path(), q);
 }
 

