@@ -6,6 +6,7 @@
 #include <cctype>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -159,11 +160,19 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
     // `policy.train(replay_buffer, batch_size)` every environment step; `dqn.learn(mem)`): a seed
     // too. A step that imports nothing of the project calls nothing of it: not a seed (a project of
     // single-file scripts costs no second parse).
+    // Through a package's __init__.py that re-exports it too (`from gan import Trainer`), a few levels.
     std::set<std::string> seeds;
+    const std::function<bool(const std::string&, int)> has_step = [&](const std::string& m, int depth) {
+      if (g.has_step_text.count(m)) return true;
+      if (depth >= 3 || !m.ends_with("/__init__.py")) return false;
+      const auto more = g.imports.find(m);
+      return more != g.imports.end() &&
+             std::any_of(more->second.begin(), more->second.end(), [&](const std::string& x) { return has_step(x, depth + 1); });
+    };
     for (const auto& [f, imported] : g.imports) {
       if (!not_tests.count(f)) continue;
       if (g.has_step_text.count(f) ||
-          std::any_of(imported.begin(), imported.end(), [&](const std::string& m) { return g.has_step_text.count(m) > 0; }))
+          std::any_of(imported.begin(), imported.end(), [&](const std::string& m) { return has_step(m, 0); }))
         seeds.insert(f);
     }
     g.has_step_text = std::move(seeds);

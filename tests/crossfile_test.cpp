@@ -450,6 +450,14 @@ TEST(CrossFile, AModelFactoryOfAnotherFileWhoseClassBuildsConvolutionsInAHelperI
   check_project(kDir.parent_path() / "crossfile_conv_factory", 3);
 }
 
+TEST(CrossFile, AStepMethodHandedUncalledToACallInTheLoopRunsEveryStep) {
+  // tests/fixtures/crossfile_handed_step/: gan/cli.py's loop hands model.train to retry_call (the
+  // Trainer re-exported by gan/__init__.py; lightweight-gan, held-out round 12): Trainer.train, a whole
+  // step with gradient accumulation inside, runs every step, so the sync after its accumulation
+  // loop is reported. Trap: model.sample handed over once after the loop.
+  check_project(kDir.parent_path() / "crossfile_handed_step", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

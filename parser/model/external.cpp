@@ -289,6 +289,31 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   return {};
 }
 
+std::string Model::Impl::referenced_target(const CallInfo& c) const {
+  // A bound method of an instance of a project class handed over uncalled (`retry_call(model.train,
+  // tries=3)`, `executor.submit(trainer.step, batch)`), named for a training step.
+  const auto named_for_step = [](std::string_view m) {
+    for (std::string_view w : {"train", "learn", "update", "optimi", "fit", "step"})
+      if (icontains(m, w)) return true;
+    return false;
+  };
+  const auto target_of = [&](TSNode a) -> std::string {
+    a = unparenthesized(a);
+    if (!is(a, "attribute")) return {};
+    const TSNode recv = field(a, "object");
+    const std::string_view m = t(field(a, "attribute"));
+    if (!named_for_step(m) || !is(recv, "identifier") || t(recv) == "self") return {};
+    const std::string q = instance_qualname(recv);
+    return q.empty() ? std::string() : q + "." + std::string(m);
+  };
+  for (TSNode a : c.positional)
+    if (std::string q = target_of(a); !q.empty()) return q;
+  for (const Argument& a : c.keywords)
+    if (a.name != "**")
+      if (std::string q = target_of(a.value); !q.empty()) return q;
+  return {};
+}
+
 std::string Model::project_conv_evidence(const CallInfo& c) const {
   const std::string& q = c.qualname;
   // A class (`model.UNet(...)`) or a factory that returns one (`models.load_model(path)`).
@@ -302,50 +327,55 @@ std::vector<StepCall> Model::step_calls() const {
   // (guided-diffusion's and consistency_models' train_util.py take the device from dist_util.dev()).
   const bool cuda = uses_cuda() || cuda_importer() != nullptr;
   for (const CallInfo& c : impl_->calls) {
-    std::string target = impl_->outgoing_target(c);
-    if (target.empty()) continue;
-    const StepContext sc = step_context(c.node);
-    // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
-    // Rainbow) runs every step however seldom the loop around it calls it.
-    const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
-    if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
-    StepCall s;
-    s.target = std::move(target);
-    s.line = impl_->src.position(ts_node_start_byte(c.node)).line;
-    s.path = sc.reached_from;
-    s.cuda = cuda;
-    s.positional = static_cast<uint32_t>(c.positional.size());
-    s.opaque_args = c.star_args || c.unresolved_kwargs;
-    for (const Argument& a : c.keywords)
-      if (a.name != "**") s.keywords.emplace_back(a.name);
-    s.host_args = !s.opaque_args && (!c.positional.empty() || !c.keywords.empty());
-    for (TSNode p : c.positional) s.host_args = s.host_args && impl_->host_scalar(p, 0);
-    for (const Argument& a : c.keywords) s.host_args = s.host_args && a.name != "**" && impl_->host_scalar(a.value, 0);
-    if (!s.opaque_args) {
-      for (size_t i = 0; i < c.positional.size(); ++i)
-        if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
+    // The call's own target, and a step method it is handed uncalled (`retry_call(model.train)`).
+    const std::string own = impl_->outgoing_target(c);
+    const std::string handed = impl_->project ? impl_->referenced_target(c) : std::string();
+    for (const bool referenced : {false, true}) {
+      std::string target = referenced ? handed : own;
+      if (target.empty()) continue;
+      const StepContext sc = step_context(c.node);
+      // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
+      // Rainbow) runs every step however seldom the loop around it calls it.
+      const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
+      if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
+      StepCall s;
+      s.target = std::move(target);
+      s.line = impl_->src.position(ts_node_start_byte(c.node)).line;
+      s.path = sc.reached_from;
+      s.cuda = cuda;
+      s.positional = static_cast<uint32_t>(c.positional.size());
+      s.opaque_args = c.star_args || c.unresolved_kwargs || referenced;  // what the handed method gets is unknown
       for (const Argument& a : c.keywords)
-        if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
-      for (size_t i = 0; i < c.positional.size(); ++i)
-        if (non_none(c.positional[i], 0)) s.non_none_positional.push_back(static_cast<uint32_t>(i));
-      for (const Argument& a : c.keywords)
-        if (a.name != "**" && non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
-      const TSNode in = impl_->function_containing(c.node);
-      for (const Argument& a : c.keywords)
-        if (a.name != "**")
-          if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
-            s.keyword_truths.emplace_back(a.name, *truth);
-      for (size_t i = 0; i < c.positional.size(); ++i)
-        if (std::string q = impl_->argument_class(c.positional[i]); !q.empty())
-          s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
-      for (const Argument& a : c.keywords)
-        if (a.name != "**")
-          if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
+        if (a.name != "**") s.keywords.emplace_back(a.name);
+      s.host_args = !s.opaque_args && (!c.positional.empty() || !c.keywords.empty());
+      for (TSNode p : c.positional) s.host_args = s.host_args && impl_->host_scalar(p, 0);
+      for (const Argument& a : c.keywords) s.host_args = s.host_args && a.name != "**" && impl_->host_scalar(a.value, 0);
+      if (!s.opaque_args) {
+        for (size_t i = 0; i < c.positional.size(); ++i)
+          if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
+        for (const Argument& a : c.keywords)
+          if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
+        for (size_t i = 0; i < c.positional.size(); ++i)
+          if (non_none(c.positional[i], 0)) s.non_none_positional.push_back(static_cast<uint32_t>(i));
+        for (const Argument& a : c.keywords)
+          if (a.name != "**" && non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
+        const TSNode in = impl_->function_containing(c.node);
+        for (const Argument& a : c.keywords)
+          if (a.name != "**")
+            if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
+              s.keyword_truths.emplace_back(a.name, *truth);
+        for (size_t i = 0; i < c.positional.size(); ++i)
+          if (std::string q = impl_->argument_class(c.positional[i]); !q.empty())
+            s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
+        for (const Argument& a : c.keywords)
+          if (a.name != "**")
+            if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
+      }
+      if (!s.path.empty() && !cuda)
+        for (const auto& e : impl_->external)
+          if (e.path == s.path) s.cuda = e.cuda;
+      out.push_back(std::move(s));
     }
-    if (!s.path.empty() && !cuda)
-      for (const auto& e : impl_->external)
-        if (e.path == s.path) s.cuda = e.cuda;
-    out.push_back(std::move(s));
   }
   return out;
 }

@@ -443,6 +443,8 @@ struct Model::Impl {
   // `from models import Net` -> "models.Net"), or empty.
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string argument_class(TSNode arg) const;
+  // The step method a call is handed uncalled (`retry_call(model.train)`), as outgoing_target names it, or empty.
+  std::string referenced_target(const CallInfo& c) const;
   // The class of this file that module-level function `function` returns an instance of, or empty.
   std::string factory_class(const std::string& function) const;
   // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return

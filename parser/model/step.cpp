@@ -249,12 +249,18 @@ void Model::Impl::find_steps() {
     }
     for (TSNode a : c.positional) candidate = candidate || optimizer_like(a);
     for (const Argument& a : c.keywords) candidate = candidate || (a.name != "**" && optimizer_like(a.value));
-    if (!candidate) continue;
-    if (const std::string target = outgoing_target(c); !target.empty())
+    // `retry_call(model.train, tries=3)`: a step method of another file handed to a call that runs
+    // it (lightweight-gan's cli.py, held-out round 12).
+    const std::string referenced = loop ? referenced_target(c) : std::string();
+    if (!candidate && referenced.empty()) continue;
+    for (const std::string& target : {candidate ? outgoing_target(c) : std::string(), referenced}) {
+      if (target.empty()) continue;
       if (const ModuleSummary* holder = project->step_function(src.path(), target)) {
         marker[i] = true;
         step_siblings.emplace_back(holder, c.node);  // its precision is the step's
+        break;
       }
+    }
   }
   for (size_t i = 0; i < calls.size(); ++i)
     if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
