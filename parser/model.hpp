@@ -104,6 +104,9 @@ struct DataLoaderInfo {
   // Prepared by an Accelerator, which moves every batch to its device itself (device_placement is
   // on by default): the script's own `.to(device)` of such a batch copies nothing.
   bool device_placed = false;
+  // Reaches the step through a generator of the file that iterates it again and again (`while True:
+  // for x in loader: yield x`): the generator's def.
+  TSNode reiterated_by{};
 };
 
 class Model {

@@ -148,7 +148,7 @@ void Model::Impl::for_each_next_source(const Loop& l, const std::function<bool(T
   }
 }
 
-int Model::Impl::loader_behind_next(const Loop& l, bool* reiterated) const {
+int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated) const {
   if (loaders.empty()) return -1;
   int found = -1;
   for_each_next_source(l, [&](TSNode it) {
@@ -175,7 +175,7 @@ int Model::Impl::loader_behind_next(const Loop& l, bool* reiterated) const {
                   if (pi >= static_cast<long>(functions[f].params.size())) continue;
                   bool again = false;
                   if (yielded_from(functions[f].node, functions[f].params[static_cast<size_t>(pi)], again) != 0 && again)
-                    *reiterated = true;
+                    *reiterated = functions[f].node;
                 }
             return found = static_cast<int>(d), true;
           }
@@ -294,13 +294,14 @@ void Model::Impl::collect_loaders() {
     if (loaders.empty() && !l.step) continue;
     if (!is(l.node, "for_statement")) {
       // `while True: batch = next(it)`
-      bool reiterated = false;
+      TSNode reiterated{};
       if (const int found = l.step ? loader_behind_next(l, &reiterated) : -1; found >= 0) {
         l.loader = found;
         loaders[found].loops.push_back(l.node);
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated || reiterated;
+        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated);
+        if (!null(reiterated)) loaders[found].reiterated_by = reiterated;
       }
       continue;
     }
@@ -341,7 +342,7 @@ void Model::Impl::collect_loaders() {
         }
       }
     }
-    bool reiterated = false;
+    TSNode reiterated{};
     if (found < 0 && l.step) found = loader_behind_next(l, &reiterated);
     if (found >= 0) {
       l.loader = found;
@@ -349,7 +350,8 @@ void Model::Impl::collect_loaders() {
       if (l.step) {
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated || reiterated;
+        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated);
+        if (!null(reiterated)) loaders[found].reiterated_by = reiterated;
       }
     }
     if (!l.step) continue;

@@ -1,6 +1,7 @@
 // PFL105 workers-not-persistent: a DataLoader with worker processes that is iterated once per epoch
 // without persistent_workers=True, so the workers are torn down and re-forked every epoch.
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
 #include "rules/fix_util.hpp"
@@ -51,7 +52,10 @@ class RulePFL105 final : public Rule {
     add_value_notes(model, out, *call, "persistent_workers", persistent->arg, f);
     const std::string why = repetition_text(model, out, loader->step_loop);
     std::string assumes = "assumes the loader is iterated once per epoch" + (why.empty() ? std::string() : " (" + why + ")");
-    if (ts_node_is_null(loader->step_loop)) f.notes.push_back(Note{std::move(assumes), std::nullopt});
+    if (!ts_node_is_null(loader->reiterated_by))
+      f.notes.push_back(out.note(loader->reiterated_by, "`" + std::string(model.text(ts::field(loader->reiterated_by, "name"))) +
+                                                            "()` iterates the loader again on every pass: each pass starts new workers"));
+    else if (ts_node_is_null(loader->step_loop)) f.notes.push_back(Note{std::move(assumes), std::nullopt});
     else f.notes.push_back(out.note(loader->step_loop, std::move(assumes)));
     if (auto note = assumed_note(out, *loader)) f.notes.push_back(std::move(*note));
     std::optional<Edit> e;
