@@ -458,6 +458,13 @@ TEST(CrossFile, AStepMethodHandedUncalledToACallInTheLoopRunsEveryStep) {
   check_project(kDir.parent_path() / "crossfile_handed_step", 3);
 }
 
+TEST(CrossFile, ALoaderAFactoryOfASubpackageReturnsInATupleFeedsTheStepAbove) {
+  // tests/fixtures/crossfile_loader_subpackage/: utils/data_utils.py's get_loader() returns (train,
+  // test) loaders and train.py re-iterates the first in `while True:` (ViT-pytorch, held-out round 12):
+  // PFL105 on the train loader. Trap: the test loader, which only valid() iterates.
+  check_project(kDir.parent_path() / "crossfile_loader_subpackage", 3);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -436,7 +436,9 @@ std::vector<SteppedResult> Model::stepped_results() const {
       }
       if (index == -2) continue;
       const std::string q = impl_->qualname_of(field(a.value, "function"));
-      const auto mf = module_function(q);
+      // `from utils.data_utils import get_loader` (ViT-pytorch, held-out round 12): the module by its
+      // file's stem, as step_importer asks (it also checks that this file imports that one).
+      const auto mf = impl_->project ? stem_function(q) : module_function(q);
       if (!mf) continue;
       out.push_back({std::string(mf->first), std::string(mf->second), index,
                      impl_->src.position(ts_node_start_byte(l.node)).line, l.repeated});
