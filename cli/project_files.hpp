@@ -54,6 +54,8 @@ class FileProjectContext final : public ProjectContext {
   std::string fingerprint(const std::string& file, std::string_view text) override;
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
+  std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
+                                                                const std::string& module) override;
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
                                               std::string_view dest, std::string* module_path,
                                               bool parser = false) override;

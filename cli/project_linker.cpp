@@ -593,6 +593,44 @@ const ModuleSummary* FileProjectContext::target_summary(const std::string& from_
   return summary_of(r->first);
 }
 
+std::vector<std::pair<std::string, std::string>> FileProjectContext::star_aliases(const std::string& from_file,
+                                                                                  const std::string& module) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(root_for(self), self.string(), module + ".__star__");
+  if (!r || r->second != "__star__" || r->first == self.string()) return out;
+  const std::string& text = text_of(r->first);
+  if (text.find("__all__") != std::string::npos) return out;  // the star import exports only those
+  for (const std::string& stmt : project_text::import_lines(text)) {
+    if (stmt.empty() || stmt.front() == ' ' || stmt.front() == '\t') continue;  // top level only
+    const std::vector<std::string> w = project_text::import_words(stmt);
+    if (w.size() >= 2 && w[0] == "import") {
+      for (size_t i = 1; i < w.size(); ++i) {
+        const std::string& name = w[i];
+        if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "as" && i + 2 < w.size()) {
+          out.emplace_back(w[i + 2], name);
+          i += 2;
+        } else {
+          out.emplace_back(name.substr(0, name.find('.')), name.substr(0, name.find('.')));
+        }
+      }
+    } else if (w.size() >= 4 && w[0] == "from" && w[2] == "import" && w[1].front() != '.') {
+      for (size_t i = 3; i < w.size(); ++i) {
+        if (w[i] == "*") continue;
+        if (i + 2 < w.size() && w[i + 1] == "as") {
+          out.emplace_back(w[i + 2], w[1] + "." + w[i]);
+          i += 2;
+        } else {
+          out.emplace_back(w[i], w[1] + "." + w[i]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 const ModuleSummary* FileProjectContext::step_function(const std::string& from_file, const std::string& target) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   std::string fn;

@@ -238,6 +238,15 @@ class ProjectContext {
     (void)word;
     return false;
   }
+  // The names a star import of project module `module` (as `from_file` spells it: "modeling.deeplab")
+  // brings in through that module's own imports (`import torch`, `import torch.nn as nn`): (local
+  // name, qualified name). Empty when not known, or when the module lists `__all__`.
+  virtual std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
+                                                                         const std::string& module) {
+    (void)from_file;
+    (void)module;
+    return {};
+  }
   // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
   // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file, std::string_view text) {

