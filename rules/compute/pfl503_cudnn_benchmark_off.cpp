@@ -46,6 +46,10 @@ bool benchmark_unwanted(const Model& model) {
     if (const std::string_view f = model.text(c.function);
         icontains(f, "aspectratio") || icontains(f, "aspect_ratio") || icontains(f, "GroupedBatchSampler"))
       return true;
+    // An R-CNN of the project (`FasterRCNNVGG16()`, `MaskRCNN(cfg)`): the family resizes each image by
+    // its shorter side and keeps its aspect, so shapes vary (simple-faster-rcnn-pytorch, round 13).
+    if (const std::string_view f = model.text(c.function); icontains(f, "rcnn"))
+      return true;
     // Lightning's Trainer(benchmark=...) sets the flag itself.
     if (c.keyword("benchmark") && (c.qualname.starts_with("lightning") || c.qualname.starts_with("pytorch_lightning")))
       return true;
