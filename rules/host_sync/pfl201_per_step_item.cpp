@@ -26,6 +26,8 @@ class RulePFL201 final : public Rule {
     if (rooted_in_other_library(model, call->receiver)) return;
     // A copy further down the chain (`x.cpu().item()`) is PFL202's finding; this one is then free.
     if (chain_has_host_copy(model, call->receiver)) return;
+    // `correct = pred.eq(target).cpu().sum()`, then `correct.item()` (pointnet.pytorch, round 13).
+    if (rooted_in_host_copy(model, call->receiver)) return;
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
     if (batch_stays_on_host(model, call->receiver, sc.loop)) return;

@@ -197,6 +197,17 @@ bool chain_has_host_copy(const Model& model, TSNode expr) {
   return false;
 }
 
+bool rooted_in_host_copy(const Model& model, TSNode expr) {
+  TSNode root = unparen(expr);
+  for (TSNode n = root; !ts_node_is_null(n); n = inner(n)) root = n;
+  if (!is(root, "identifier")) return false;
+  const std::string_view name = model.text(root);
+  if (!model.only_plainly_assigned(root, name)) return false;
+  const std::vector<TSNode> values = model.visible_values(root, name);
+  return !values.empty() &&
+         std::all_of(values.begin(), values.end(), [&](TSNode v) { return chain_has_host_copy(model, v); });
+}
+
 bool is_device_tensor_name(const Model& model, TSNode ident) {
   ident = unparen(ident);
   if (!is(ident, "identifier")) return false;

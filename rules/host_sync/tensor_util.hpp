@@ -38,6 +38,10 @@ bool is_host_copy_method(std::string_view method);
 // (`x.cpu()` in `x.cpu().numpy()`): the copy is reported there, once.
 bool chain_has_host_copy(const Model& model, TSNode expr);
 
+// True when `expr`'s chain starts at a name every binding of which (in the scope the use sees) copies
+// to the host (`correct = pred.eq(target).cpu().sum()`, then `correct.item()`): a host tensor.
+bool rooted_in_host_copy(const Model& model, TSNode expr);
+
 // `torch.set_default_device("cuda")`, `torch.set_default_tensor_type(torch.cuda.FloatTensor)`
 // (or a device/type the model cannot read) anywhere in the file: torch factories may already build
 // on the GPU. The call, or null. Ask through `model.derived(default_device_call)` (computed once).
