@@ -41,6 +41,43 @@ bool in_memory_dataset(const Model& model, const CallInfo& call) {
   return false;
 }
 
+// The classes of this file that subclass IterableDataset without splitting their stream by worker
+// (no `get_worker_info()`): with workers, every worker would yield the same samples, so 0 workers is
+// the only right setting (starcoder's ConstantLengthDataset, held-out round 13).
+std::vector<std::string_view> unsharded_iterable_classes(const Model& model, TSNode anchor) {
+  std::vector<std::string_view> out;
+  TSNode root = anchor;
+  for (TSNode p = ts::parent(anchor); !ts_node_is_null(p); p = ts::parent(p)) root = p;
+  for (TSNode st : ts::named_children(root)) {
+    if (ts::is(st, "decorated_definition")) st = ts::field(st, "definition");
+    if (!ts::is(st, "class_definition")) continue;
+    const TSNode supers = ts::field(st, "superclasses");
+    if (ts_node_is_null(supers) || model.text(supers).find("IterableDataset") == std::string_view::npos) continue;
+    if (model.text(st).find("get_worker_info") != std::string_view::npos) continue;
+    out.push_back(model.text(ts::field(st, "name")));
+  }
+  return out;
+}
+
+// `dataset` is (a name bound to) an instance of one of those classes; with `any_instance`, the file
+// builds one anywhere (the Trainer's dataset, handed over by keyword).
+bool unsharded_iterable(const Model& model, TSNode anchor, TSNode dataset, bool any_instance) {
+  const std::vector<std::string_view> classes = unsharded_iterable_classes(model, anchor);
+  if (classes.empty()) return false;
+  const auto of_class = [&](TSNode v) {
+    if (!ts::is(v, "call")) return false;
+    const std::string_view f = model.text(ts::field(v, "function"));
+    return std::find(classes.begin(), classes.end(), f) != classes.end();
+  };
+  if (any_instance)
+    return std::any_of(model.calls().begin(), model.calls().end(), [&](const CallInfo& c) { return of_class(c.node); });
+  if (ts_node_is_null(dataset)) return false;
+  if (of_class(dataset)) return true;
+  if (!ts::is(dataset, "identifier")) return false;
+  const std::vector<TSNode> values = model.assigned_values(model.text(dataset));
+  return !values.empty() && std::all_of(values.begin(), values.end(), of_class);
+}
+
 class RulePFL101 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -67,6 +104,7 @@ class RulePFL101 final : public Rule {
       if (!n || *n != 0) return;  // unknown (os.cpu_count(), a parameter) or already > 0
     }
     if (in_memory_dataset(model, *call)) return;
+    if (unsharded_iterable(model, node, call->arg("dataset", 0), false)) return;
 
     const std::string seen = workers->present ? "num_workers=0" : "num_workers is not set; the default is 0";
     std::string fix;
@@ -96,6 +134,7 @@ class RulePFL101 final : public Rule {
   static void check_hf(const Model& model, const CallInfo& call, Emitter& out) {
     const std::optional<LoaderArg> workers = hf_arg(model, call, "dataloader_num_workers");
     if (!workers) return;  // unresolved **kwargs: the value could be anything
+    if (unsharded_iterable(model, call.node, TSNode{}, true)) return;
     if (workers->present) {
       const std::optional<long long> n = workers->value.as_int();
       if (!n || *n != 0) return;
