@@ -416,18 +416,36 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
       for (auto& m : imported_modules(line)) imported.push_back(std::move(m));
   std::lock_guard<std::recursive_mutex> lock(mu_);
   std::error_code ec;
-  for (const Assigner& a : assigners(root, attribute)) {
-    if (a.path == self || fs::equivalent(a.path, file, ec)) continue;
-    // A file that imports this one (the entry script: `import GAN`, `from pkg import trainer`)...
-    const bool importer = std::any_of(a.imports.begin(), a.imports.end(),
-                                      [&](const std::string& line) { return names_word(line, stem); });
-    // ...or a module this one imports, or one inside a package it imports (`from utils.general
-    // import init_seeds` reaches utils/torch_utils.py's seed helper through the utils package).
-    const bool imported_here = std::any_of(imported.begin(), imported.end(), [&](const std::string& m) {
-      const std::string top = m.substr(0, m.find('.'));
-      return a.module == m || a.module.starts_with(m + ".") || a.module == top || a.module.starts_with(top + ".");
-    });
-    if (importer || imported_here) return a.path;
+  // The marker's root, and the linker's when it lies above it (a package without a marker:
+  // runners/ncsn_runner.py belongs with main.py above it).
+  std::vector<std::string> roots{root};
+  if (const std::string& linked = root_for(fs::path(self)); linked != root && root.starts_with(linked + "/"))
+    roots.push_back(linked);
+  for (const std::string& r : roots) {
+    for (const Assigner& a : assigners(r, attribute)) {
+      if (a.path == self || fs::equivalent(a.path, file, ec)) continue;
+      // A file that imports this one (the entry script: `import GAN`, `from pkg import trainer`)...
+      const bool importer = std::any_of(a.imports.begin(), a.imports.end(),
+                                        [&](const std::string& line) { return names_word(line, stem); });
+      // ...or a module this one imports, or one inside a package it imports (`from utils.general
+      // import init_seeds` reaches utils/torch_utils.py's seed helper through the utils package).
+      const bool imported_here = std::any_of(imported.begin(), imported.end(), [&](const std::string& m) {
+        const std::string top = m.substr(0, m.find('.'));
+        return a.module == m || a.module.starts_with(m + ".") || a.module == top || a.module.starts_with(top + ".");
+      });
+      if (importer || imported_here) return a.path;
+      // ...or an importer of a package whose __init__.py imports this one (`from runners import *`,
+      // runners/__init__.py star-importing runners/ncsn_runner.py: ncsnv2's main.py sets benchmark).
+      const ImportGraph& g = graph_for(root_for(fs::path(self)));
+      if (const auto mine = g.imports.find(fs::absolute(fs::path(a.path), ec).lexically_normal().string());
+          mine != g.imports.end())
+        for (const std::string& m : mine->second) {
+          if (!m.ends_with("/__init__.py")) continue;
+          const auto more = g.imports.find(m);
+          if (more != g.imports.end() && std::find(more->second.begin(), more->second.end(), self) != more->second.end())
+            return a.path;
+        }
+    }
   }
   return {};
 }

@@ -472,6 +472,13 @@ TEST(CrossFile, AStarImportBringsTheModulesOwnImports) {
   check_project(kDir.parent_path() / "crossfile_star_torch", 4);
 }
 
+TEST(CrossFile, BenchmarkSetByAnImporterOfThePackageHoldsForItsModules) {
+  // tests/fixtures/crossfile_benchmark_package/: main.py sets cudnn.benchmark and imports the runners
+  // package, whose __init__.py star-imports runners/ncsn_runner.py (ncsnv2, held-out round 13): no
+  // PFL503 there. Trap: runners/legacy_runner.py, which nothing imports.
+  check_project(kDir.parent_path() / "crossfile_benchmark_package", 4);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out
