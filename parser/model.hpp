@@ -141,6 +141,9 @@ class Model {
   // Whether a file that imports this one, or a project module it imports, names `word` (a whole
   // word): where what this file's functions are handed likely comes from. False when not known.
   bool importer_side_mentions(std::string_view word) const;
+  // The function `call` runs (of this file, or of the project) copies its `index`-th positional
+  // argument to the GPU (`tensor2var(x)`: `x = x.cuda()`): where, "utils.py:13" or "line 13"; else empty.
+  std::string copies_argument(const CallInfo& call, size_t index) const;
   // The right-hand sides of `name = ...` that `use` can see: those of the function around `use` when
   // it assigns the name, else the module's. Indexed: O(assignments of that name in that scope), where
   // assigned_values grows with every same-named assignment of the file.

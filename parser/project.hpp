@@ -30,6 +30,7 @@ struct FunctionSummary {
   bool has_step_loop = false;        // a training-step loop inside it
   bool step_fn = false;              // does a training step itself: backward / optimizer step outside any loop
   std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
+  std::vector<int> copied_params;    // parameters it copies to the GPU (`x = x.cuda()`, `x.to(device)`)
   uint32_t line = 0;                 // of the def
 };
 

@@ -479,6 +479,14 @@ TEST(CrossFile, BenchmarkSetByAnImporterOfThePackageHoldsForItsModules) {
   check_project(kDir.parent_path() / "crossfile_benchmark_package", 4);
 }
 
+TEST(CrossFile, AHostFactoryHandedToAHelperThatCopiesItIsCopiedEveryStep) {
+  // tests/fixtures/crossfile_copying_helper/: trainer.py hands torch.randn(...) to utils.tensor2var
+  // (a star import), which copies its argument with `x = x.cuda()` (Self-Attention-GAN, held-out round
+  // 13): PFL204 at the factory. Traps: a helper that only casts, one that copies another parameter,
+  // noise drawn on the device.
+  check_project(kDir.parent_path() / "crossfile_copying_helper", 2);
+}
+
 TEST(CrossFile, ALoaderHelperAStarImportBringsInFeedsTheStepThroughAProgressBar) {
   // tests/fixtures/crossfile_star_import/: train.py takes get_data from `from utils import *` and
   // iterates its loader as `enumerate(pbar)`, `pbar = tqdm(dataloader)` (dome272's DDPM, held-out

@@ -444,6 +444,8 @@ struct Model::Impl {
   // `from models import Net` -> "models.Net"), or empty.
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string argument_class(TSNode arg) const;
+  // The parameters (indices into params) function `fi` copies to the GPU: `x.cuda()`, `x.to(device)`.
+  std::vector<int> copied_params(size_t fi) const;
   // The step method a call is handed uncalled (`retry_call(model.train)`), as outgoing_target names it, or empty.
   std::string referenced_target(const CallInfo& c) const;
   // The class of this file that module-level function `function` returns an instance of, or empty.

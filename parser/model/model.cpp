@@ -113,6 +113,25 @@ std::vector<TSNode> Model::assigned_values(std::string_view name) const {
   return out;
 }
 
+std::string Model::copies_argument(const CallInfo& call, size_t index) const {
+  if (call.star_args || !is(call.function, "identifier")) return {};
+  // Of this file: the one module-level function of that name.
+  if (auto it = impl_->functions_by_name.find(impl_->t(call.function)); it != impl_->functions_by_name.end()) {
+    if (it->second.size() != 1 || !null(impl_->functions[it->second.front()].cls)) return {};
+    const size_t fi = it->second.front();
+    const auto copied = impl_->copied_params(fi);
+    if (std::find(copied.begin(), copied.end(), static_cast<int>(index)) == copied.end()) return {};
+    return "line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->functions[fi].node)).line);
+  }
+  if (!impl_->project || call.qualname.empty() || call.qualname.find('.') == std::string::npos) return {};
+  const ModuleSummary* module = nullptr;
+  const FunctionSummary* f = impl_->project->project_function(impl_->src.path(), call.qualname, &module);
+  if (!f || !module || f->qualified != f->name ||  // a plain function, not a method
+      std::find(f->copied_params.begin(), f->copied_params.end(), static_cast<int>(index)) == f->copied_params.end())
+    return {};
+  return std::filesystem::path(module->path).filename().string() + ":" + std::to_string(f->line);
+}
+
 bool Model::importer_side_mentions(std::string_view word) const {
   return impl_->project && impl_->project->importer_side_mentions(impl_->src.path(), word);
 }
@@ -332,6 +351,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     if (!null(cls)) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
     s.step_fn = f.step_fn;
+    s.copied_params = impl_->copied_params(fi);
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     for (const auto& l : impl_->loops) {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;

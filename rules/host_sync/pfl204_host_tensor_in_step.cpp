@@ -125,11 +125,41 @@ class RulePFL204 final : public Rule {
   }
   std::vector<std::string_view> kinds() const override { return {"call"}; }
 
-  bool wants(const CallInfo& call) const override { return call.method == "cuda" || call.method == "to"; }
+  bool wants(const CallInfo& call) const override {
+    if (call.method == "cuda" || call.method == "to") return true;
+    // `tensor2var(torch.randn(n, d))`: a factory handed to a plain function that may copy it.
+    return ts::is(call.function, "identifier") &&
+           std::any_of(call.positional.begin(), call.positional.end(), [](TSNode a) { return ts::is(a, "call"); });
+  }
+
+  // A host factory handed to a function that copies that parameter to the GPU (SAGAN's
+  // `z = tensor2var(torch.randn(b, z_dim))`, tensor2var doing `x = x.cuda()`; held-out round 13).
+  static void check_handed(TSNode node, const CallInfo& call, const Model& model, Emitter& out) {
+    for (size_t i = 0; i < call.positional.size(); ++i) {
+      if (!ts::is(call.positional[i], "call")) continue;
+      const CallInfo* made = model.call(call.positional[i]);
+      if (!made || made->keyword("device") || made->unresolved_kwargs) continue;
+      const std::string_view fn = factory_name(made->qualname);
+      if (fn.empty()) continue;
+      const StepContext sc = model.step_context(node);
+      if (!sc.per_step() || factories_may_build_on_gpu(model)) return;
+      const std::string where = model.copies_argument(call, i);
+      if (where.empty()) continue;
+      const std::string helper(model.text(call.function));
+      Finding& f = out.report(made->node,
+                              "`torch." + std::string(fn) + "(...)` is built in host memory and copied to the GPU every "
+                              "step by `" + helper + "()` (a small synchronous pageable copy)",
+                              "create it on the device: `torch." + std::string(fn) + "(..., device=device)`");
+      f.notes.push_back(Note{"`" + helper + "()` copies this argument to the GPU (" + where + ")", std::nullopt});
+      f.notes.push_back(step_loop_note(model, out, sc));
+    }
+  }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {
     const CallInfo* call = model.call(node);
-    if (!call || !wants(*call) || ts_node_is_null(call->receiver)) return;
+    if (!call || !wants(*call)) return;
+    if (call->method != "cuda" && call->method != "to") return check_handed(node, *call, model, out);
+    if (ts_node_is_null(call->receiver)) return;
     if (!ts::is(call->receiver, "call") && !ts::is(call->receiver, "identifier") &&
         !ts::is(call->receiver, "parenthesized_expression"))
       return;
