@@ -396,10 +396,10 @@ bool FileProjectContext::importer_side_mentions(const std::string& file, std::st
   std::error_code ec;
   const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  for (const auto& [other, imported] : graph_for(root_for(fs::path(self))).imports) {
-    if (other == self || std::find(imported.begin(), imported.end(), self) == imported.end()) continue;
+  const ImportGraph& g = graph_for(root_for(fs::path(self)));
+  for (const std::string& other : importers_naming(self, "")) {
     if (names_word(text_of(other), word)) return true;
-    for (const std::string& m : imported)
+    for (const std::string& m : g.imports.at(other))
       if (m != self && names_word(text_of(m), word)) return true;
   }
   return false;
@@ -419,8 +419,9 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
   // The marker's root, and the linker's when it lies above it (a package without a marker:
   // runners/ncsn_runner.py belongs with main.py above it).
   std::vector<std::string> roots{root};
-  if (const std::string& linked = root_for(fs::path(self)); linked != root && root.starts_with(linked + "/"))
-    roots.push_back(linked);
+  const std::string& linked = root_for(fs::path(self));
+  if (linked != root && root.starts_with(linked + "/")) roots.push_back(linked);
+  const ImportGraph& g = graph_for(linked);
   for (const std::string& r : roots) {
     for (const Assigner& a : assigners(r, attribute)) {
       if (a.path == self || fs::equivalent(a.path, file, ec)) continue;
@@ -436,7 +437,6 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
       if (importer || imported_here) return a.path;
       // ...or an importer of a package whose __init__.py imports this one (`from runners import *`,
       // runners/__init__.py star-importing runners/ncsn_runner.py: ncsnv2's main.py sets benchmark).
-      const ImportGraph& g = graph_for(root_for(fs::path(self)));
       if (const auto mine = g.imports.find(fs::absolute(fs::path(a.path), ec).lexically_normal().string());
           mine != g.imports.end())
         for (const std::string& m : mine->second) {
@@ -461,30 +461,16 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
   if (auto it = conv_evidence_.find(key); it != conv_evidence_.end()) return it->second;
   std::string& out = conv_evidence_[key];
   const std::string& text = text_of(r->first);
-  // The text of top-level `class <name>` (its header to the next top-level line), or nothing.
-  const auto class_text = [&text](std::string_view name) -> std::string_view {
-    const std::string head = "class " + std::string(name);
+  // The text of top-level `class <name>` or `def <name>` (its header to the next top-level line; a
+  // line that closes a multi-line header, `):`, belongs to it), or nothing.
+  const auto top_level = [&text](std::string_view keyword, std::string_view name) -> std::string_view {
+    const std::string head = std::string(keyword) + " " + std::string(name);
     for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
       const size_t after = at + head.size();
       if ((at != 0 && text[at - 1] != '\n') ||
           (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_')))
         continue;  // indented, or a longer name (`class GPTConfig` for GPT)
       size_t end = text.find('\n', after);
-      while (end != std::string::npos && end + 1 < text.size()) {
-        const char c = text[end + 1];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#') break;
-        end = text.find('\n', end + 1);
-      }
-      return std::string_view(text).substr(at, (end == std::string::npos ? text.size() : end + 1) - at);
-    }
-    return {};
-  };
-  // The text of top-level `def <name>(`, or nothing.
-  const auto def_text = [&text](std::string_view name) -> std::string_view {
-    const std::string head = "def " + std::string(name) + "(";
-    for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
-      if (at != 0 && text[at - 1] != '\n') continue;
-      size_t end = text.find('\n', at);
       while (end != std::string::npos && end + 1 < text.size()) {
         const char c = text[end + 1];
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') break;
@@ -494,6 +480,8 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
     }
     return {};
   };
+  const auto class_text = [&](std::string_view name) { return top_level("class", name); };
+  const auto def_text = [&](std::string_view name) { return top_level("def", name); };
   // A factory of the module (`def load_model(path): model = Darknet(path); ...; return model`,
   // `def resnet50(): return ResNet(...)`): the class it returns.
   std::string target_class = r->second;

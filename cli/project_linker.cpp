@@ -609,7 +609,7 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::star_aliase
     if (w.size() >= 2 && w[0] == "import") {
       for (size_t i = 1; i < w.size(); ++i) {
         const std::string& name = w[i];
-        if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "as" && i + 2 < w.size()) {
+        if (i + 2 < w.size() && w[i + 1] == "as") {
           out.emplace_back(w[i + 2], name);
           i += 2;
         } else {

@@ -292,19 +292,11 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
 std::vector<int> Model::Impl::copied_params(size_t fi) const {
   std::vector<int> out;
   const Function& f = functions[fi];
-  // A move to a device, not a cast: `x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`.
-  const auto moves = [&](const CallInfo& c) {
-    if (c.method == "cuda" || c.keyword("device")) return true;
-    if (c.method != "to" || c.positional.empty()) return false;
-    for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
-      if (icontains(t(c.positional.front()), dtype)) return false;
-    return true;
-  };
   const uint32_t lo = ts_node_start_byte(f.node), hi = ts_node_end_byte(f.node);
   auto first = std::lower_bound(calls.begin(), calls.end(), lo,
                                 [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
   for (auto c = first; c != calls.end() && ts_node_start_byte(c->node) < hi; ++c) {
-    if ((c->method != "cuda" && c->method != "to") || !is(c->receiver, "identifier") || !moves(*c)) continue;
+    if (!moves_to_device(*c) || !is(c->receiver, "identifier")) continue;
     if (!ts::same(function_containing(c->node), f.node)) continue;  // not a nested def's
     const auto p = std::find(f.params.begin(), f.params.end(), t(c->receiver));
     if (p == f.params.end()) continue;

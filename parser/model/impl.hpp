@@ -406,6 +406,9 @@ struct Model::Impl {
   TSNode loop_source(const Loop& l) const;
   // `x = x.cuda()` (or `x, y = x.to(d), y.to(d)`) in the function between `loop`'s start and `use`.
   bool rebound_to_device_copy(TSNode loop, TSNode use) const;
+  // `.cuda(...)`, `.to(device)`, `.to("cuda")`, `.to(device=d)`: a move to a device, not a cast
+  // (`.to(torch.float16)`).
+  bool moves_to_device(const CallInfo& c) const;
   std::unordered_map<NodeKey, size_t, NodeKeyHash> loop_index;
   std::vector<TSNode> step_loop_nodes;
   std::vector<bool> marker_calls;  // per call: it is a training step (find_steps)
@@ -677,6 +680,9 @@ struct Model::Impl {
   void for_each_next_source(const Loop& l, const std::function<bool(TSNode)>& visit) const;
   const Frame* early_return_guard(size_t fi) const;
   std::optional<Value> argument_value(TSNode function, std::string_view name, int depth) const;
+  // When `name` is a parameter of `function`: the argument its one call passes and the function that
+  // call sits in, or nulls when not known (several calls, a method, *args, rebound); else nullopt.
+  std::optional<std::pair<TSNode, TSNode>> single_call_argument(TSNode function, std::string_view name) const;
   mutable std::vector<std::optional<Frame>> early_guards_;  // per function: Guard, or Condition for none
   mutable std::unordered_map<std::string_view, std::string_view> object_class_memo_;
   mutable std::unordered_map<std::string_view, std::string> instance_qualname_memo_;  // depth 0, by text

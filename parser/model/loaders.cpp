@@ -162,16 +162,16 @@ int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated) const {
       if (!is(v, "call")) continue;
       const CallInfo* made = call_info(v);
       if (!made) continue;
-      for (size_t ai2 = 0; ai2 < made->positional.size(); ++ai2)
+      for (size_t k = 0; k < made->positional.size(); ++k)
         for (size_t d = 0; d < loaders.size(); ++d)
-          if (loader_named(loaders[d], t(made->positional[ai2]))) {
+          if (loader_named(loaders[d], t(made->positional[k]))) {
             // `infiniteloop(dataloader)`, a generator of this file that runs `for x in iter(loader):
             // yield x` inside `while True:`: each pass starts the loader again (pytorch-ddpm,
             // lightweight-gan's cycle(); held-out round 12).
             if (reiterated && is(made->function, "identifier"))
               if (auto fns = functions_by_name.find(t(made->function)); fns != functions_by_name.end())
                 for (size_t f : fns->second) {
-                  const long pi = static_cast<long>(ai2) + (!functions[f].params.empty() && functions[f].params.front() == "self");
+                  const long pi = static_cast<long>(k) + (!functions[f].params.empty() && functions[f].params.front() == "self");
                   if (pi >= static_cast<long>(functions[f].params.size())) continue;
                   bool again = false;
                   if (yielded_from(functions[f].node, functions[f].params[static_cast<size_t>(pi)], again) != 0 && again)

@@ -367,9 +367,9 @@ std::vector<FunctionSummary> Model::function_summaries() const {
   // A factory that returns an inner def: calling its result runs the closure (`train =
   // GAN_training_function(...)`, `train(x, y)`), summarised again as "factory.__call__".
   for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+    // (returned_closure finds the one module-level function of that name: this one.)
     const size_t inner = impl_->returned_closure(out[fi].name);
-    if (inner == SIZE_MAX || inner >= out.size() || !ts::same(impl_->functions[fi].node, impl_->function_containing(ts::parent(impl_->functions[inner].node))))
-      continue;
+    if (inner == SIZE_MAX) continue;
     FunctionSummary twin = out[inner];
     twin.qualified = out[fi].name + ".__call__";
     out.push_back(std::move(twin));

@@ -735,22 +735,25 @@ int Model::Impl::batch_loop(TSNode expr) const {
   return w.loop;
 }
 
+bool Model::Impl::moves_to_device(const CallInfo& c) const {
+  if (c.method == "cuda") return true;
+  if (c.method != "to") return false;
+  if (c.keyword("device")) return true;
+  if (c.positional.empty()) return false;
+  for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
+    if (icontains(t(c.positional.front()), dtype)) return false;
+  return true;
+}
+
 bool Model::Impl::rebound_to_device_copy(TSNode loop, TSNode use) const {
   const TSNode fn = function_containing(use);
   const std::string_view name = t(use);
   const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_start_byte(use);
+  // (`.to(torch.float16)` is a cast: the name is still a host batch.)
   const auto device_copy = [&](TSNode v) {
     v = unparenthesized(v);
-    if (!is(v, "call")) return false;
-    const CallInfo* c = call_info(v);
-    if (!c || (c->method != "cuda" && c->method != "to")) return false;
-    if (c->method == "cuda" || c->keyword("device")) return true;
-    if (c->positional.empty()) return false;
-    // `.to(torch.float16)` is a cast: the name is still a host batch.
-    const std::string_view first = t(c->positional.front());
-    for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
-      if (icontains(first, dtype)) return false;
-    return true;
+    const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
+    return c && moves_to_device(*c);
   };
   auto it = std::lower_bound(all_assigns.begin(), all_assigns.end(), lo,
                              [](const Assign& a, uint32_t at) { return ts_node_start_byte(a.statement) < at; });

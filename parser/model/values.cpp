@@ -25,25 +25,46 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
   return *bindings_;
 }
 
-// nullopt: `name` is not a parameter of `function` (the module's binding, if any, is then the
-// name's); a Value (possibly unknown) when it is one.
-std::optional<Value> Model::Impl::argument_value(TSNode function, std::string_view name, int depth) const {
+namespace {
+
+// An int stays one, a string that spells an int becomes it (keeping where it came from), anything
+// else is unknown: argparse's `type=int`, Python's `int(x)`.
+Value as_int(Value v) {
+  if (v.kind == Value::Kind::Int) return v;
+  if (v.kind != Value::Kind::String || v.s.empty()) return Value{};
+  char* end = nullptr;
+  const long long x = std::strtoll(v.s.c_str(), &end, 10);
+  if (!end || *end != '\0') return Value{};
+  v.kind = Value::Kind::Int;
+  v.i = x;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::pair<TSNode, TSNode>> Model::Impl::single_call_argument(TSNode function, std::string_view name) const {
   const size_t fi = function_index(function);
   if (fi == SIZE_MAX) return std::nullopt;
   const auto& ps = functions[fi].params;
   const auto p = std::find(ps.begin(), ps.end(), name);
   if (p == ps.end()) return std::nullopt;
-  if (callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1) return Value{};
+  if (callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1)
+    return std::make_pair(TSNode{}, TSNode{});
   // Its position as written: a plain function (a module-level `def forward(self, x)` takes `self` too).
-  const long index = p - ps.begin();
   const size_t ci = callers[fi].front();
   const CallInfo& c = calls[ci];
-  if (c.star_args || c.unresolved_kwargs) return Value{};
-  const TSNode arg = c.arg(name, static_cast<int>(index));
-  if (null(arg)) return Value{};
   // Bound only as the parameter (not also a loop variable, a `with ... as` name, a tuple target).
-  if (bindings().opaque_again.count(scope_key(function, name))) return Value{};
-  return eval(arg, call_ctx[ci].function, depth + 1);
+  if (c.star_args || c.unresolved_kwargs || bindings().opaque_again.count(scope_key(function, name)))
+    return std::make_pair(TSNode{}, TSNode{});
+  return std::make_pair(c.arg(name, static_cast<int>(p - ps.begin())), call_ctx[ci].function);
+}
+
+// nullopt: `name` is not a parameter of `function` (the module's binding, if any, is then the
+// name's); a Value (possibly unknown) when it is one.
+std::optional<Value> Model::Impl::argument_value(TSNode function, std::string_view name, int depth) const {
+  const auto bound = single_call_argument(function, name);
+  if (!bound) return std::nullopt;
+  return null(bound->first) ? Value{} : eval(bound->first, bound->second, depth + 1);
 }
 
 Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
@@ -83,18 +104,7 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   if (k == "call" && t(field(n, "function")) == "int") {
     const TSNode args = field(n, "arguments");
     if (!is(args, "argument_list") || ts_node_named_child_count(args) != 1) return Value{};
-    Value inner = eval(ts_node_named_child(args, 0), function, depth + 1);
-    if (inner.kind == Value::Kind::Int) return inner;
-    if (inner.kind == Value::Kind::String) {
-      char* end = nullptr;
-      const long long x = std::strtoll(inner.s.c_str(), &end, 10);
-      if (end && *end == '\0' && !inner.s.empty()) {
-        inner.kind = Value::Kind::Int;
-        inner.i = x;
-        return inner;
-      }
-    }
-    return Value{};
+    return as_int(eval(ts_node_named_child(args, 0), function, depth + 1));
   }
   if (k == "unary_operator") {
     Value inner = eval(field(n, "argument"), function, depth + 1);
@@ -190,32 +200,23 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   return Value{};
 }
 
-Value Model::Impl::option_value(const ArgOption& option, int depth) const {
-  const ArgOption* opt = &option;
-  {
-    Value d;
-    if (null(opt->default_value)) {
-      const CallInfo* c = call_info(opt->call);
-      const Argument* action = c ? c->keyword("action") : nullptr;
-      Value a = action ? eval(action->value, TSNode{}, depth + 1) : Value{};
-      if (a.kind == Value::Kind::String && a.s == "store_true") { d.kind = Value::Kind::Bool; d.b = false; }
-      else if (a.kind == Value::Kind::String && a.s == "store_false") { d.kind = Value::Kind::Bool; d.b = true; }
-      else if (!action) d.kind = Value::Kind::None;
-    } else {
-      d = eval(opt->default_value, TSNode{}, depth + 1);
-      // argparse applies type= to string defaults.
-      const CallInfo* c = call_info(opt->call);
-      const Argument* type = c ? c->keyword("type") : nullptr;
-      if (d.kind == Value::Kind::String && type && t(type->value) == "int") {
-        char* end = nullptr;
-        const long long x = std::strtoll(d.s.c_str(), &end, 10);
-        if (end && *end == '\0' && !d.s.empty()) { d.kind = Value::Kind::Int; d.i = x; }
-        else d = Value{};
-      }
-    }
-    d.from_option = opt;
-    return d;
+Value Model::Impl::option_value(const ArgOption& opt, int depth) const {
+  Value d;
+  const CallInfo* c = call_info(opt.call);
+  if (null(opt.default_value)) {
+    const Argument* action = c ? c->keyword("action") : nullptr;
+    Value a = action ? eval(action->value, TSNode{}, depth + 1) : Value{};
+    if (a.kind == Value::Kind::String && a.s == "store_true") { d.kind = Value::Kind::Bool; d.b = false; }
+    else if (a.kind == Value::Kind::String && a.s == "store_false") { d.kind = Value::Kind::Bool; d.b = true; }
+    else if (!action) d.kind = Value::Kind::None;
+  } else {
+    d = eval(opt.default_value, TSNode{}, depth + 1);
+    // argparse applies type= to string defaults.
+    const Argument* type = c ? c->keyword("type") : nullptr;
+    if (d.kind == Value::Kind::String && type && t(type->value) == "int") d = as_int(std::move(d));
   }
+  d.from_option = &opt;
+  return d;
 }
 
 Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNode function, int depth) const {
@@ -234,15 +235,10 @@ Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNod
         auto it = b.assigns.find(sk);
         if (b.opaque.count(sk)) {
           // A parameter of a plain function called from one place: that call's argument.
-          const size_t fi = null(sc) || it != b.assigns.end() ? SIZE_MAX : function_index(sc);
-          if (fi == SIZE_MAX || callers.size() != functions.size() || !null(functions[fi].cls) || callers[fi].size() != 1)
-            return Value{};
-          const auto& ps = functions[fi].params;
-          const auto p = std::find(ps.begin(), ps.end(), t(node));
-          const CallInfo& c = calls[callers[fi].front()];
-          if (p == ps.end() || c.star_args || c.unresolved_kwargs || b.opaque_again.count(sk)) return Value{};
-          next = c.arg(t(node), static_cast<int>(p - ps.begin()));
-          scope = call_ctx[callers[fi].front()].function;
+          const auto bound = null(sc) || it != b.assigns.end() ? std::nullopt : single_call_argument(sc, t(node));
+          if (!bound || null(bound->first)) return Value{};
+          next = bound->first;
+          scope = bound->second;
           break;
         }
         if (it == b.assigns.end()) continue;

@@ -41,15 +41,12 @@ bool benchmark_unwanted(const Model& model) {
     // Variable-size images (detection) or sequences padded per batch re-tune for every new shape.
     if (is_detection_model(c.qualname) || c.qualname == "torch.nn.utils.rnn.pad_sequence") return true;
     // Batches grouped by aspect ratio (`AspectRatioBasedSampler`, torchvision's `GroupedBatchSampler`
-    // with `create_aspect_ratio_groups`): images keep their aspect, so shapes differ from batch to
-    // batch (pytorch-retinanet, held-out round 12).
-    if (const std::string_view f = model.text(c.function);
-        icontains(f, "aspectratio") || icontains(f, "aspect_ratio") || icontains(f, "GroupedBatchSampler"))
-      return true;
-    // An R-CNN of the project (`FasterRCNNVGG16()`, `MaskRCNN(cfg)`): the family resizes each image by
-    // its shorter side and keeps its aspect, so shapes vary (simple-faster-rcnn-pytorch, round 13).
-    if (const std::string_view f = model.text(c.function); icontains(f, "rcnn"))
-      return true;
+    // with `create_aspect_ratio_groups`: pytorch-retinanet, held-out round 12), or an R-CNN of the
+    // project (`FasterRCNNVGG16()`: the family resizes each image by its shorter side; round 13):
+    // images keep their aspect, so shapes differ from batch to batch.
+    const std::string_view f = model.text(c.function);
+    for (std::string_view cue : {"aspectratio", "aspect_ratio", "GroupedBatchSampler", "rcnn"})
+      if (icontains(f, cue)) return true;
     // Lightning's Trainer(benchmark=...) sets the flag itself.
     if (c.keyword("benchmark") && (c.qualname.starts_with("lightning") || c.qualname.starts_with("pytorch_lightning")))
       return true;
