@@ -209,6 +209,9 @@ class Model {
   // A function of this file runs every step of a CUDA training step in another file: the path of
   // calls from there (empty when none).
   std::string cuda_step_path() const;
+  // The switch the step at `node` runs only with, taken as given (Impl::step_switches): "`if
+  // args.do_train:` (line 462)"; empty when none.
+  std::string assumed_switch(TSNode node) const;
 
   // ---- for other files (ProjectContext): what this module offers
   std::vector<FunctionSummary> function_summaries() const;

@@ -586,5 +586,14 @@ TEST(CrossFile, NamespacePackageHelperBelongsWithTheStepThatImportsIt) {
   }
 }
 
+
+TEST(CrossFile, AnInheritedAlternativeConstructorBuildsTheSubclass) {
+  // tests/fixtures/crossfile_from_pretrained/: `model = Tagger.from_pretrained(...)` with Tagger a
+  // subclass of a Hugging Face model in tagger/modeling.py: calling it in the step runs
+  // Tagger.forward (BERT-NER, held-out round 13). Traps: Scorer, built the same way but called only
+  // in evaluate(); BertTokenizer.from_pretrained, a library class.
+  check_project(kDir.parent_path() / "crossfile_from_pretrained", 3);
+}
+
 }  // namespace
 }  // namespace perflint

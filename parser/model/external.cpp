@@ -110,7 +110,7 @@ std::string Model::Impl::factory_class(const std::string& function) const {
     std::string cls;
     TSNode v = unparenthesized(ts_node_named_child(ret, 0));
     const auto class_of_call = [&](TSNode call) {
-      const TSNode callee = field(call, "function");
+      const TSNode callee = constructed_class(call);
       return is(callee, "identifier") && class_nodes.count(std::string(t(callee))) ? std::string(t(callee)) : std::string();
     };
     if (is(v, "call")) {
@@ -210,8 +210,9 @@ std::string Model::Impl::argument_class(TSNode arg) const {
   // the file's module, as an importer would.
   std::string cls;
   for_each_built_from(arg, [&](TSNode v) {
-    if (is(v, "call") && is(field(v, "function"), "identifier") && class_nodes.count(std::string(t(field(v, "function")))))
-      cls = std::string(t(field(v, "function")));
+    if (const TSNode made = is(v, "call") ? constructed_class(v) : TSNode{};
+        is(made, "identifier") && class_nodes.count(std::string(t(made))))
+      cls = std::string(t(made));
     return !cls.empty();
   });
   const std::string stem = std::filesystem::path(src.path()).stem().string();
@@ -249,7 +250,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   std::string found;
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
-      const std::string q = qualname_of(field(v, "function"));
+      const std::string q = qualname_of(constructed_class(v));
       if (!q.empty() && !library_root(q) && q.find('.') != std::string::npos) found = q;
     } else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) {
       found = instance_qualname(v, depth + 1);

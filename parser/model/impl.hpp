@@ -388,6 +388,10 @@ struct Model::Impl {
   size_t class_method(const std::string& cls, const std::string& method, int depth = 0) const;
   // The same-file class a callable expression was built from (`model = DDP(Net()).cuda()`), or empty.
   std::string_view instance_class(TSNode callee, int depth = 0) const;
+  // What a call that builds an instance names as the class: `Net` in `Net(...)`, and in the
+  // alternative constructors that library bases give their subclasses (`Net.from_pretrained(path)`,
+  // `Net.from_config(cfg)` of Hugging Face, `Net.load_from_checkpoint(p)` of Lightning): `Net` too.
+  TSNode constructed_class(TSNode call) const;
   std::string_view instance_class_uncached(TSNode callee, int depth) const;
 
   // loops
@@ -645,6 +649,20 @@ struct Model::Impl {
   // with `--visdom` False; the else of a flag defaulting to True). Cached per `if`: (then, else).
   bool flag_off(const Frame& f, TSNode function) const;
   mutable std::unordered_map<NodeKey, std::pair<bool, bool>, NodeKeyHash> flag_off_cache;
+  // Switches the script trains only with: a flag off by default (`--do_train`, store_true) whose
+  // `if` holds every step loop of the file is given whenever the script trains (BERT-NER's
+  // run_ner.py raises without --do_train or --do_eval), so its branches are not taken for off.
+  // Keyed by switch_key(); the `if` is kept for the note. Known after find_steps.
+  struct StepSwitch {
+    std::string key;
+    TSNode statement;
+  };
+  std::vector<StepSwitch> step_switches;
+  bool step_switches_known = false;
+  void find_step_switches();
+  // "--do_train" for an option of this file's parser, else the condition's text (`args.do_train`
+  // from another file's parser); empty when the condition is no plain flag.
+  std::string switch_key(TSNode condition, const Value& v) const;
   // A branch of function `fi` that its parameters' defaults switch off, when no call that runs the
   // function passes them: `if augment:` with `augment=False`, the else of `if not reverse:` with
   // `reverse=False` (inference paths of a model's forward()).

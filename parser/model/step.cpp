@@ -89,10 +89,18 @@ std::string_view Model::Impl::instance_class(TSNode callee, int depth) const {
   return found_class;
 }
 
+TSNode Model::Impl::constructed_class(TSNode call) const {
+  const TSNode fn = field(call, "function");
+  if (!is(fn, "attribute")) return fn;
+  const std::string_view method = t(field(fn, "attribute"));
+  if (method.starts_with("from_") || method == "load_from_checkpoint") return field(fn, "object");
+  return fn;
+}
+
 std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) const {
   std::string_view found;
   for_each_built_from(callee, [&](TSNode v) {
-    const TSNode fn = is(v, "call") ? field(v, "function") : TSNode{};
+    const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
     if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) found = t(fn);
     // `net = model`: follow the other name.
     else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) found = instance_class(v, depth + 1);
@@ -106,7 +114,7 @@ std::string_view Model::Impl::object_class(TSNode receiver) const {
   if (auto hit = object_class_memo_.find(t(receiver)); hit != object_class_memo_.end()) return hit->second;
   std::string_view found;
   for_each_built_from(receiver, [&](TSNode v) {
-    const TSNode fn = is(v, "call") ? field(v, "function") : TSNode{};
+    const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
     if (!null(fn) && is(fn, "identifier") && class_nodes.count(std::string(t(fn)))) found = t(fn);
     return !found.empty();
   });
@@ -431,9 +439,48 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
     if ((v.from_option && icontains(v.from_option->dest, w)) ||
         (v.from_imported_option && icontains(t(field(f.node, "condition")), w)))
       truth = -1;
+  if (truth != -1 && step_switches_known && !step_switches.empty()) {
+    const std::string k = switch_key(field(f.node, "condition"), v);
+    if (!k.empty() && std::any_of(step_switches.begin(), step_switches.end(),
+                                  [&](const StepSwitch& s) { return s.key == k; }))
+      truth = -1;
+  }
   const bool off_then = truth == 0, off_else = truth == 1;
   flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
   return null(f.condition) ? off_else : off_then;
+}
+
+std::string Model::Impl::switch_key(TSNode condition, const Value& v) const {
+  TSNode c = unparenthesized(condition);
+  if (is(c, "not_operator")) c = unparenthesized(field(c, "argument"));
+  if (v.from_option) return "--" + v.from_option->dest;
+  if (v.from_imported_option && is(c, "attribute")) return std::string(t(c));
+  return {};
+}
+
+void Model::Impl::find_step_switches() {
+  step_switches_known = true;
+  if (step_loop_nodes.empty()) return;
+  // Every step loop must sit under a branch the defaults switch off: one step that runs by default
+  // (`if args.amp: <amp loop> else: <fp32 loop>`) makes the flag a choice between two steps.
+  std::vector<StepSwitch> found;
+  for (const Loop& l : loops) {
+    if (!l.step) continue;
+    bool off = false;
+    for (const Frame& f : l.ctx.frames) {
+      // flag_off without the switches here: step_switches is still empty.
+      if (!flag_off(f, l.ctx.function)) continue;
+      const TSNode cond = field(f.node, "condition");
+      const std::string k = switch_key(cond, eval(cond, l.ctx.function, 0));
+      if (k.empty()) return;
+      off = true;
+      if (std::none_of(found.begin(), found.end(), [&](const StepSwitch& s) { return s.key == k; }))
+        found.push_back({k, f.node});
+    }
+    if (!off) return;
+  }
+  step_switches = std::move(found);
+  flag_off_cache.clear();
 }
 
 Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) const {
@@ -777,6 +824,16 @@ bool Model::Impl::rebound_to_device_copy(TSNode loop, TSNode use) const {
     }
   }
   return false;
+}
+
+std::string Model::assumed_switch(TSNode node) const {
+  for (const Impl::StepSwitch& s : impl_->step_switches) {
+    if (ts_node_start_byte(node) < ts_node_start_byte(s.statement) || ts_node_end_byte(node) > ts_node_end_byte(s.statement))
+      continue;
+    const TSNode cond = field(s.statement, "condition");
+    return "`if " + std::string(impl_->t(cond)) + ":` (line " + std::to_string(ts_node_start_point(s.statement).row + 1) + ")";
+  }
+  return {};
 }
 
 }  // namespace perflint

@@ -204,6 +204,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   choose_conditional_imports();
   resolve_kwargs();
   find_steps();
+  find_step_switches();
   link_external();
   any_step = !external.empty() || std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that

@@ -585,7 +585,11 @@ Note step_loop_note(const Model& model, const Emitter& out, TSNode loop) {
   uint32_t end = start;
   while (end < ts_node_end_byte(loop) && end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
   Span sp = out.span(start, end);
-  return Note{"the training loop starts at line " + std::to_string(sp.start.line), sp};
+  std::string message = "the training loop starts at line " + std::to_string(sp.start.line);
+  // Its only step is under a default-off flag: say that the flag is assumed given.
+  if (const std::string sw = model.assumed_switch(loop); !sw.empty())
+    message += "; it runs only under " + sw + ", whose flag is off by default: assumed given, as the file trains only with it";
+  return Note{message, sp};
 }
 
 }  // namespace perflint
