@@ -35,6 +35,17 @@ const std::string& FileProjectContext::text_of(const std::string& path) {
   return texts_.emplace(path, std::move(content)).first->second;
 }
 
+namespace {
+
+// No backward, no .step( and no cuda anywhere: no training step and no CUDA use to find, and no
+// parse needed for summary_of.
+bool may_step(std::string_view text) {
+  return text.find("backward") != std::string::npos || text.find(".step(") != std::string::npos ||
+         text.find("cuda") != std::string::npos;
+}
+
+}  // namespace
+
 const ModuleSummary* FileProjectContext::summary_of(const std::string& path) {
   auto it = cache_.find(path);
   if (it != cache_.end()) return it->second.get();
@@ -42,12 +53,16 @@ const ModuleSummary* FileProjectContext::summary_of(const std::string& path) {
   auto summary = std::make_unique<ModuleSummary>();
   summary->path = path;
   summary->module = fs::path(path).stem().string();
-  // No backward, no .step( and no cuda anywhere: no training step and no CUDA use to find, and no
-  // parse needed.
-  if (text.find("backward") != std::string::npos || text.find(".step(") != std::string::npos ||
-      text.find("cuda") != std::string::npos)
-    *summary = summarize_module(path, text);
+  if (may_step(text)) *summary = summarize_module(path, text);
   return cache_.emplace(path, std::move(summary)).first->second.get();
+}
+
+const ModuleSummary* FileProjectContext::parsed_summary_of(const std::string& path) {
+  if (may_step(text_of(path))) return summary_of(path);
+  auto it = parsed_summaries_.find(path);
+  if (it == parsed_summaries_.end())
+    it = parsed_summaries_.emplace(path, std::make_unique<ModuleSummary>(summarize_module(path, text_of(path)))).first;
+  return it->second.get();
 }
 
 bool FileProjectContext::called_only_conditionally_elsewhere(const std::string& file, std::string_view function) {

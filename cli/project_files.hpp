@@ -62,6 +62,7 @@ class FileProjectContext final : public ProjectContext {
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
+  std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
   // Text level: the module `target` resolves to defines the class and spells a convolution
   // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.
   std::string conv_evidence(const std::string& from_file, const std::string& target) override;
@@ -76,6 +77,9 @@ class FileProjectContext final : public ProjectContext {
 
  private:
   const ModuleSummary* summary_of(const std::string& path);  // caller holds mu_
+  // A summary of `path` parsed even when summary_of's prefilter (no step, no CUDA) skips it: a
+  // factory's returns. Caller holds mu_.
+  const ModuleSummary* parsed_summary_of(const std::string& path);
   // The files of `self`'s root (an absolute, normal path) other than `self` that import it and whose
   // text names `word`. Caller holds mu_.
   std::vector<std::string> importers_naming(const std::string& self, std::string_view word);
@@ -128,6 +132,7 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, std::unique_ptr<ModuleSummary>> option_summaries_;  // modules asked for options
   std::map<std::string, std::string> conv_evidence_;  // (module file, class) -> "file:line" or empty
   std::map<std::string, std::unique_ptr<ModuleSummary>> cache_;  // path -> summary
+  std::map<std::string, std::unique_ptr<ModuleSummary>> parsed_summaries_;  // those summary_of skips
   std::map<std::string, std::vector<std::string>> dir_files_;    // dir -> .py files
   std::map<std::string, bool> sibling_paths_;                    // dir/module.py -> exists
   std::map<std::string, std::string> texts_;                     // path -> text (bounded)

@@ -645,6 +645,19 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
   return nullptr;
 }
 
+std::string FileProjectContext::returned_class(const std::string& from_file, const std::string& function, int index) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(root_for(self), self.string(), function);
+  if (!r || r->first == self.string() || text_of(r->first).find("return") == std::string::npos) return {};
+  for (const FunctionSummary& f : parsed_summary_of(r->first)->functions)
+    if (f.qualified == r->second)
+      for (const auto& [i, cls] : f.returned_classes)
+        if (i == index) return cls;
+  return {};
+}
+
 const FunctionSummary* FileProjectContext::project_function(const std::string& from_file, const std::string& target,
                                                              const ModuleSummary** module) {
   std::lock_guard<std::recursive_mutex> lock(mu_);

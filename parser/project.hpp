@@ -31,6 +31,11 @@ struct FunctionSummary {
   bool step_fn = false;              // does a training step itself: backward / optimizer step outside any loop
   std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
   std::vector<int> copied_params;    // parameters it copies to the GPU (`x = x.cuda()`, `x.to(device)`)
+  // The class each return builds an instance of, where every return agrees: index -1 for a plain
+  // return value, i for element i of a tuple return (`return model, optimizer` in FastSpeech2's
+  // get_model). The class as this module names it: ".Net" for a class of the module, else the dotted
+  // name its imports give ("model.FastSpeech2").
+  std::vector<std::pair<int, std::string>> returned_classes;
   uint32_t line = 0;                 // of the def
 };
 
@@ -208,6 +213,15 @@ class ProjectContext {
     (void)target;
     (void)module;
     return nullptr;
+  }
+  // FunctionSummary::returned_classes of project function `function` (a dotted name as `from_file`'s
+  // imports give it) at `index`: the class its returns build, as its module names it; empty when
+  // not known. Its module is parsed for this even when it has no training step.
+  virtual std::string returned_class(const std::string& from_file, const std::string& function, int index) {
+    (void)from_file;
+    (void)function;
+    (void)index;
+    return {};
   }
   // The default of argparse option `dest` of the module behind `source` (a dotted name as the
   // importing file's imports give it: "config.get_args" for `args = get_args()`, "config.args" for

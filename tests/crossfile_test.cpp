@@ -595,5 +595,14 @@ TEST(CrossFile, AnInheritedAlternativeConstructorBuildsTheSubclass) {
   check_project(kDir.parent_path() / "crossfile_from_pretrained", 3);
 }
 
+TEST(CrossFile, AFactoryTupleGivesEachPlaceItsClass) {
+  // tests/fixtures/crossfile_tuple_factory/: `model, optimizer = get_model(...)` with utils/model.py's
+  // get_model returning `model, optimizer` (model built from Synth, imported there from the models
+  // package): calling the model in the step runs models/tts.py's Synth.forward (FastSpeech2,
+  // held-out round 13). Traps: the factory's eval-mode plain return; Vocoder, at place 0 of another
+  // factory's tuple, called only after the loop.
+  check_project(kDir.parent_path() / "crossfile_tuple_factory", 5);
+}
+
 }  // namespace
 }  // namespace perflint

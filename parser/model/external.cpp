@@ -40,25 +40,79 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
     // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
     // passes nothing gets (consistency_models, guided-diffusion).
     while (!null(v) && is(v, "boolean_operator") && t(field(v, "operator")) == "or") v = field(v, "right");
-    for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
-      const TSNode fn = field(v, "function");
-      const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
-      // Chained module moves (`Net().cuda()`, `.to(device)`, `.train()`) and wrappers that run the
-      // module they wrap (DDP, DataParallel, torch.compile, FSDP).
-      if (is(fn, "attribute") && move_name(name)) {
-        v = field(fn, "object");
-        continue;
-      }
-      if (name == "DistributedDataParallel" || name == "DDP" || name == "DataParallel" || name == "compile" ||
-          name == "FullyShardedDataParallel" || name == "FSDP") {
-        const TSNode args = field(v, "arguments");
-        v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
-        continue;
-      }
-      break;
-    }
+    v = past_moves_and_wrappers(v);
     if (!null(v) && visit(v)) return;
   }
+}
+
+TSNode Model::Impl::past_moves_and_wrappers(TSNode v) const {
+  for (int hop = 0; hop < 6 && !null(v) && is(v, "call"); ++hop) {
+    const TSNode fn = field(v, "function");
+    const std::string_view name = is(fn, "identifier") ? t(fn) : is(fn, "attribute") ? t(field(fn, "attribute")) : "";
+    // Chained module moves (`Net().cuda()`, `.to(device)`, `.train()`).
+    if (is(fn, "attribute") && move_name(name)) {
+      v = field(fn, "object");
+      continue;
+    }
+    if (name == "DistributedDataParallel" || name == "DDP" || name == "DataParallel" || name == "compile" ||
+        name == "FullyShardedDataParallel" || name == "FSDP") {
+      const TSNode args = field(v, "arguments");
+      v = null(args) || ts_node_named_child_count(args) == 0 ? TSNode{} : ts_node_named_child(args, 0);
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+const std::vector<TSNode>& Model::Impl::returns_of(TSNode fn) const {
+  if (!returns_by_fn_) {
+    auto& m = returns_by_fn_.emplace();
+    for (const auto& [f, ret] : returns) m[key(f)].push_back(ret);
+  }
+  static const std::vector<TSNode> none;
+  const auto it = returns_by_fn_->find(key(fn));
+  return it == returns_by_fn_->end() ? none : it->second;
+}
+
+std::string Model::Impl::built_class(TSNode value, TSNode fn, int depth) const {
+  const TSNode v = past_moves_and_wrappers(unparenthesized(value));
+  if (is(v, "call")) {
+    const TSNode made = constructed_class(v);
+    if (is(made, "identifier") && class_nodes.count(std::string(t(made)))) return "." + std::string(t(made));
+    const std::string q = qualname_of(made);
+    return !q.empty() && !library_root(q) && q.find('.') != std::string::npos ? q : std::string();
+  }
+  if (!is(v, "identifier") || depth > 3) return {};
+  // `model = Net(...).to(device)` ... `return model`: what every assignment in the function gives it.
+  const auto& b = bindings();
+  const ScopeName k = scope_key(fn, t(v));
+  const auto a = b.assigns.find(k);
+  if (a == b.assigns.end() || b.opaque.count(k)) return {};
+  std::string found;
+  for (size_t ai : a->second) {
+    const std::string c = built_class(all_assigns[ai].value, fn, depth + 1);
+    if (c.empty() || (!found.empty() && c != found)) return {};
+    found = c;
+  }
+  return found;
+}
+
+std::string Model::Impl::returned_class(size_t fi, int index) const {
+  const TSNode fn = functions[fi].node;
+  std::string found;
+  for (TSNode ret : returns_of(fn)) {
+    const TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    if (null(v) || is(v, "none")) continue;  // `return`, `return None`: an early exit
+    const bool tuple = is(v, "expression_list") || is(v, "tuple");
+    if (tuple != (index >= 0)) continue;     // the other shape of return
+    const TSNode e = tuple ? ts_node_named_child(v, static_cast<uint32_t>(index)) : v;
+    if (null(e)) return {};
+    const std::string c = built_class(e, fn);
+    if (c.empty() || (!found.empty() && c != found)) return {};
+    found = c;
+  }
+  return found;
 }
 
 // `cls.method` of this file, or the method a base class of this file defines for it
@@ -101,42 +155,8 @@ size_t Model::Impl::returned_closure(std::string_view function) const {
 std::string Model::Impl::factory_class(const std::string& function) const {
   auto it = functions_by_name.find(function);
   if (it == functions_by_name.end() || it->second.size() != 1) return {};
-  const TSNode fn = functions[it->second.front()].node;
-  std::string found;
-  bool all = true, any = false;
-  for (const auto& [f, ret] : returns) {
-    if (!ts::same(f, fn)) continue;
-    any = true;
-    std::string cls;
-    TSNode v = unparenthesized(ts_node_named_child(ret, 0));
-    const auto class_of_call = [&](TSNode call) {
-      const TSNode callee = constructed_class(call);
-      return is(callee, "identifier") && class_nodes.count(std::string(t(callee))) ? std::string(t(callee)) : std::string();
-    };
-    if (is(v, "call")) {
-      cls = class_of_call(v);
-    } else if (is(v, "identifier")) {
-      // `model = ResNet(...)`, then `return model`: every value the function gives the name.
-      const std::vector<TSNode> values = [&] {
-        std::vector<TSNode> out;
-        const auto& b = bindings();
-        if (auto a = b.assigns.find(scope_key(fn, t(v))); a != b.assigns.end() && !b.opaque.count(scope_key(fn, t(v))))
-          for (size_t ai : a->second) out.push_back(all_assigns[ai].value);
-        return out;
-      }();
-      for (TSNode value : values) {
-        const std::string c = is(value, "call") ? class_of_call(value) : std::string();
-        if (c.empty() || (!cls.empty() && c != cls)) {
-          cls.clear();
-          break;
-        }
-        cls = c;
-      }
-    }
-    if (cls.empty() || (!found.empty() && cls != found)) all = false;
-    else found = cls;
-  }
-  return any && all ? found : std::string();
+  const std::string c = returned_class(it->second.front(), -1);
+  return c.starts_with(".") ? c.substr(1) : std::string();
 }
 
 void Model::Impl::link_external() {
@@ -251,14 +271,38 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
       const std::string q = qualname_of(constructed_class(v));
-      if (!q.empty() && !library_root(q) && q.find('.') != std::string::npos) found = q;
+      if (!q.empty() && !library_root(q) && q.find('.') != std::string::npos) {
+        found = q;
+        // A factory of another module that returns an instance of a class imported there
+        // (`model = build_model(cfg)` returning `models.Net(cfg)`): that class.
+        if (std::string made = project_returned_class(q, -1); !made.empty() && !made.starts_with("."))
+          found = std::move(made);
+      }
     } else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) {
       found = instance_qualname(v, depth + 1);
     }
     return !found.empty();
   });
+  // `model, optimizer = get_model(args, configs)`: the class get_model's tuples hold at that place
+  // (FastSpeech2's utils/model.py returns `model, scheduled_optim`, held-out round 13).
+  if (found.empty() && is(callee, "identifier"))
+    if (const auto u = bindings().by_unpacked.find(t(callee)); u != bindings().by_unpacked.end())
+      for (const auto& [ai, index] : u->second) {
+        const std::string q = qualname_of(field(all_assigns[ai].value, "function"));
+        if (q.empty() || library_root(q) || q.find('.') == std::string::npos) continue;
+        std::string made = project_returned_class(q, index);
+        if (made.starts_with(".")) made = q.substr(0, q.rfind('.')) + made;
+        if (!made.empty()) {
+          found = std::move(made);
+          break;
+        }
+      }
   if (depth == 0) instance_qualname_memo_.emplace(t(callee), found);
   return found;
+}
+
+std::string Model::Impl::project_returned_class(const std::string& function, int index) const {
+  return project ? project->returned_class(src.path(), function, index) : std::string();
 }
 
 std::string Model::Impl::outgoing_target(const CallInfo& c) const {

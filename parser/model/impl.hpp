@@ -359,6 +359,8 @@ struct Model::Impl {
     std::unordered_map<std::string_view, std::vector<size_t>> by_subscripted;  // `name[...] = ...`
     std::unordered_map<std::string_view, std::vector<size_t>> by_attribute;    // `self.x = ...`, by its text
     std::unordered_map<NodeKey, std::vector<size_t>, NodeKeyHash> by_function; // innermost function
+    // `a, b = f(...)`: per name, (index in all_assigns, the name's position in the target tuple).
+    std::unordered_map<std::string_view, std::vector<std::pair<size_t, int>>> by_unpacked;
   };
   mutable std::optional<Bindings> bindings_;
   const Bindings& bindings() const;
@@ -420,6 +422,12 @@ struct Model::Impl {
   // argparse
   std::vector<ArgOption> options;
   std::vector<std::pair<TSNode, TSNode>> returns;  // (function, return statement), lambdas excluded
+  // The return statements of each function, indexed on first use.
+  mutable std::optional<std::unordered_map<NodeKey, std::vector<TSNode>, NodeKeyHash>> returns_by_fn_;
+  const std::vector<TSNode>& returns_of(TSNode fn) const;
+  // Past module moves (`.cuda()`, `.to(device)`) and wrappers that run the module they wrap (DDP,
+  // DataParallel, torch.compile, FSDP): `DDP(Net().cuda())` -> `Net()`.
+  TSNode past_moves_and_wrappers(TSNode v) const;
   // Names that hold parsed arguments: bound from `.parse_args()` / `.parse_known_args()`, plus the
   // conventional parameter names a main(args) receives them under.
   std::vector<std::string_view> args_names = {"args", "opt", "opts", "hparams", "flags"};
@@ -457,6 +465,16 @@ struct Model::Impl {
   std::string referenced_target(const CallInfo& c) const;
   // The class of this file that module-level function `function` returns an instance of, or empty.
   std::string factory_class(const std::string& function) const;
+  // The class function `fi`'s returns build (FunctionSummary::returned_classes), for the value
+  // (index -1) or element `index` of the tuples it returns; empty unless every such return agrees.
+  std::string returned_class(size_t fi, int index) const;
+  // The class an expression builds: ".Net" for `Net(...)` (or `Net.from_pretrained(...)`) with Net a
+  // class of this file, the dotted name for an imported one, past module moves and wrappers; for a
+  // name, what every assignment in `fn` gives it.
+  std::string built_class(TSNode value, TSNode fn, int depth = 0) const;
+  // returned_class of the project function `function` (a dotted name as this file's imports give
+  // it), from its module's summary; empty without a project.
+  std::string project_returned_class(const std::string& function, int index) const;
   // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return
   // train`), or SIZE_MAX.
   size_t returned_closure(std::string_view function) const;

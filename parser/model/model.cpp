@@ -352,6 +352,16 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     s.params = f.params;
     s.step_fn = f.step_fn;
     s.copied_params = impl_->copied_params(fi);
+    // What its returns build: the value, and each element of the tuples it returns (up to 8).
+    size_t widest = 0;
+    bool plain = false;
+    for (TSNode ret : impl_->returns_of(f.node)) {
+      const TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+      if (is(v, "expression_list") || is(v, "tuple")) widest = std::max<size_t>(widest, ts_node_named_child_count(v));
+      else if (!null(v)) plain = true;
+    }
+    for (int index = plain ? -1 : 0; index < static_cast<int>(std::min<size_t>(widest, 8)); ++index)
+      if (std::string c = impl_->returned_class(fi, index); !c.empty()) s.returned_classes.emplace_back(index, std::move(c));
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     for (const auto& l : impl_->loops) {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;

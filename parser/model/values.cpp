@@ -16,6 +16,16 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
       } else if (is(a.target, "subscript")) {
         TSNode base = field(a.target, "value");
         if (is(base, "identifier")) b.by_subscripted[t(base)].push_back(i);
+      } else if ((is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) && is(a.value, "call")) {
+        int index = 0;
+        for (TSNode e : ts::named_children(a.target)) {
+          if (!is(e, "identifier")) {
+            if (is(e, "list_splat_pattern")) break;  // `a, *rest = f()`: later positions are unknown
+            ++index;
+            continue;
+          }
+          b.by_unpacked[t(e)].emplace_back(i, index++);
+        }
       }
       if (!null(a.ctx.function)) b.by_function[key(a.ctx.function)].push_back(i);
     }
