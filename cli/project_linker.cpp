@@ -123,7 +123,8 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       // `self.mp_trainer.optimize(self.opt)`: guided-diffusion, consistency_models).
       const bool test = test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1))));
       if (project_text::mentions_in_code(text, ".backward(") &&
-          (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".optimize(")) &&
+          (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".step_") ||
+           project_text::mentions_in_code(text, ".optimize(")) &&
           !test)
         g.has_step_text.insert(f);
       if (!test) not_tests.insert(f);
@@ -410,6 +411,8 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   keep_common(same->non_none_positional, e.non_none_positional);
   keep_common(same->non_none_keywords, e.non_none_keywords);
   keep_common(same->arg_classes, e.arg_classes);
+  keep_common(same->batch_positional, e.batch_positional);
+  keep_common(same->batch_keywords, e.batch_keywords);
   if (e.cuda && !same->cuda) {
     same->path = e.path;
     same->cuda = true;
@@ -455,7 +458,7 @@ void FileProjectContext::link_root(const std::string& root) {
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
                   c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords, c.keyword_truths,
-                  c.non_none_positional, c.non_none_keywords, {}};
+                  c.non_none_positional, c.non_none_keywords, {}, c.batch_positional, c.batch_keywords};
       // Classes of the arguments, named from the root so that the callee's file can resolve them.
       for (const auto& [key, cls] : c.arg_classes)
         if (const auto where = resolve_target(root, file, cls); where && !where->second.empty()) {
@@ -475,6 +478,7 @@ void FileProjectContext::link_root(const std::string& root) {
           if (known.function == e.function) {
             known.loss_positional.clear(), known.loss_keywords.clear(), known.keyword_truths.clear();
             known.non_none_positional.clear(), known.non_none_keywords.clear(), known.arg_classes.clear();
+            known.batch_positional.clear(), known.batch_keywords.clear();
           }
         continue;
       }
@@ -564,6 +568,9 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     for (const auto& k : e.non_none_keywords) out.append(" ").append(k);
     out.append(" classes");
     for (const auto& [k, cls] : e.arg_classes) out.append(" ").append(k).append("=").append(cls);
+    out.append(" batch");
+    for (uint32_t p : e.batch_positional) out.append(" ").append(std::to_string(p));
+    for (const auto& k : e.batch_keywords) out.append(" ").append(k);
   }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function

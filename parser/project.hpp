@@ -79,6 +79,10 @@ struct StepCall {
   // `replay_buffer = utils.ReplayBuffer(...)`): "#0" for the first positional, else the keyword, with
   // the class's qualified name as the caller spells it ("utils.ReplayBuffer").
   std::vector<std::pair<std::string, std::string>> arg_classes;
+  // The arguments that are the step loop's batch (`batch = to_device(batch, device)`), by position
+  // and by keyword: in the callee, the parameter is the batch, its copies to the GPU are PFL103's.
+  std::vector<uint32_t> batch_positional;
+  std::vector<std::string> batch_keywords;
 };
 
 // A function of a module that another module's training step runs (ProjectContext::step_entries).
@@ -106,6 +110,9 @@ struct StepEntry {
   // named from the project root ("utils.ReplayBuffer", "pkg.buffers.Replay"): a method called on
   // the parameter runs there.
   std::vector<std::pair<std::string, std::string>> arg_classes;
+  // Where every call passes the step loop's batch (see StepCall).
+  std::vector<uint32_t> batch_positional;
+  std::vector<std::string> batch_keywords;
 };
 
 struct ModuleSummary {

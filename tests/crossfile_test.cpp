@@ -604,5 +604,15 @@ TEST(CrossFile, AFactoryTupleGivesEachPlaceItsClass) {
   check_project(kDir.parent_path() / "crossfile_tuple_factory", 5);
 }
 
+TEST(CrossFile, TheStepsBatchHandedToAHelperIsTheBatchThere) {
+  // tests/fixtures/crossfile_batch_helper/: the step loop hands its batch to helpers of
+  // utils/tools.py (`to_device(batch, device)`, FastSpeech2's utils/tools.py, held-out round 13):
+  // their blocking copies of it, and of fields unpacked from it and converted from NumPy, are PFL103
+  // (not PFL204: the batch is not a tensor the step could build on the device). Traps: a parameter
+  // that is no batch (its factory is PFL204's); a branch that tests the batch's shape (`if len(data)
+  // == 6:`), which the step's batches may never take.
+  check_project(kDir.parent_path() / "crossfile_batch_helper", 3);
+}
+
 }  // namespace
 }  // namespace perflint

@@ -185,7 +185,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   if (external.empty()) return;
@@ -288,6 +288,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   if (found.empty() && is(callee, "identifier"))
     if (const auto u = bindings().by_unpacked.find(t(callee)); u != bindings().by_unpacked.end())
       for (const auto& [ai, index] : u->second) {
+        if (!is(all_assigns[ai].value, "call")) continue;
         const std::string q = qualname_of(field(all_assigns[ai].value, "function"));
         if (q.empty() || library_root(q) || q.find('.') == std::string::npos) continue;
         std::string made = project_returned_class(q, index);
@@ -419,6 +420,16 @@ std::vector<StepCall> Model::step_calls() const {
           if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
         for (size_t i = 0; i < c.positional.size(); ++i)
           if (non_none(c.positional[i], 0)) s.non_none_positional.push_back(static_cast<uint32_t>(i));
+        // The batch itself, or a part of it (`batch[1]`, `batch.x`): not an expression that computes
+        // from it (`x.cuda()` is its device copy).
+        const auto batch_arg = [&](TSNode a) {
+          a = unparenthesized(a);
+          return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a);
+        };
+        for (size_t i = 0; i < c.positional.size(); ++i)
+          if (batch_arg(c.positional[i])) s.batch_positional.push_back(static_cast<uint32_t>(i));
+        for (const Argument& a : c.keywords)
+          if (a.name != "**" && batch_arg(a.value)) s.batch_keywords.emplace_back(a.name);
         for (const Argument& a : c.keywords)
           if (a.name != "**" && non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
         const TSNode in = impl_->function_containing(c.node);

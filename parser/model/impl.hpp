@@ -359,7 +359,8 @@ struct Model::Impl {
     std::unordered_map<std::string_view, std::vector<size_t>> by_subscripted;  // `name[...] = ...`
     std::unordered_map<std::string_view, std::vector<size_t>> by_attribute;    // `self.x = ...`, by its text
     std::unordered_map<NodeKey, std::vector<size_t>, NodeKeyHash> by_function; // innermost function
-    // `a, b = f(...)`: per name, (index in all_assigns, the name's position in the target tuple).
+    // `a, b = f(...)`, `x, y = batch`: per name, (index in all_assigns, the name's position in the
+    // target tuple).
     std::unordered_map<std::string_view, std::vector<std::pair<size_t, int>>> by_unpacked;
   };
   mutable std::optional<Bindings> bindings_;
@@ -616,7 +617,8 @@ struct Model::Impl {
   // (a receiver or an argument runs where its call runs), else by climbing the parents.
   Context context_of(TSNode n) const;
 
-  // The step loop whose batch `expr` is (rooted in one of its batch names), or -1.
+  // The step loop whose batch `expr` is (rooted in one of its batch names), kExternalBatch for the
+  // batch of another file's step handed to this function, or -1.
   int batch_loop(TSNode expr) const;
 
   const CallInfo* call_info(TSNode n) const;
@@ -693,6 +695,16 @@ struct Model::Impl {
   // Whether facts kept per argument of every call (StepEntry's loss_*, non_none_*) hold for `param`.
   static bool binds(const std::vector<uint32_t>& positions, const std::vector<std::string>& keywords,
                     const Function& fn, std::string_view param);
+  // batch_loop's answer for the batch of another file's step loop, handed to a function of this
+  // file (StepEntry::batch_positional): there is no loop of this file to name.
+  static constexpr int kExternalBatch = -2;
+  // `name` is such a batch: a parameter every call that runs the function binds to the step's batch,
+  // or a field unpacked from one.
+  bool external_batch(TSNode name) const;
+  // Parameter `param` of function `fi` is bound to the batch by every call of other files' steps.
+  bool batch_parameter(size_t fi, std::string_view param) const;
+  // Code under an `if` that tests such a parameter.
+  bool under_batch_test(size_t fi, const Context& ctx) const;
   // An assignment in `fn` (null: module level) with its statement in [lo, hi) binds `name`.
   bool assigned_between(TSNode fn, std::string_view name, uint32_t lo, uint32_t hi) const;
   // The truth of `p is None` / `p is not None` for a parameter `p` of function `fi` that only other

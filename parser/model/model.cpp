@@ -254,7 +254,10 @@ bool Model::bound_to_step_loss(TSNode name) const {
   return Impl::binds(e.loss_positional, e.loss_keywords, f, param);
 }
 
-bool Model::is_batch_expression(TSNode expr) const { return impl_->batch_loop(expr) >= 0; }
+bool Model::is_batch_expression(TSNode expr) const {
+  const int li = impl_->batch_loop(expr);
+  return li >= 0 || li == Impl::kExternalBatch;
+}
 
 const DataLoaderInfo* Model::loader_of_batch(TSNode expr) const {
   const int li = impl_->batch_loop(expr);

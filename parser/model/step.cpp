@@ -515,6 +515,11 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external &&
       external[static_cast<size_t>(w.external)].host_args && under_tensor_test(ctx))
     return StepWhere{};
+  // Handed the step's batch and testing its shape (`if len(data) == 6:`): which branch the step's
+  // batches take is not known here (FastSpeech2's to_device serves training and synthesis batches).
+  if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external &&
+      under_batch_test(fi, ctx))
+    return StepWhere{};
   if (w.in() && !w.guard)
     for (const auto& f : ctx.frames)
       if (guarded(f)) { w.guard = &f; break; }
@@ -766,7 +771,7 @@ int Model::Impl::batch_loop(TSNode expr) const {
   TSNode r = root_identifier(expr);
   if (null(r)) return -1;
   const StepWhere w = step_where(context_of(expr));
-  if (w.loop < 0) return -1;
+  if (w.loop < 0) return w.external >= 0 && external_batch(r) ? kExternalBatch : -1;
   // In a function the loop calls, a name is the loop's batch only through a step function's
   // parameters (bound at its call, find_steps/collect_loaders); in any other helper or forward() the
   // same name is another variable.
@@ -780,6 +785,55 @@ int Model::Impl::batch_loop(TSNode expr) const {
   // batch (melgan's `netD(x_t.cuda())` a few lines on copies nothing; held-out round 12).
   if (rebound_to_device_copy(loops[w.loop].node, r)) return -1;
   return w.loop;
+}
+
+bool Model::Impl::batch_parameter(size_t fi, std::string_view param) const {
+  if (fi >= fn_external.size() || fn_external[fi] < 0) return false;
+  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
+  if (e.opaque_args || (e.batch_positional.empty() && e.batch_keywords.empty())) return false;
+  return call_position(functions[fi], param) >= 0 && binds(e.batch_positional, e.batch_keywords, functions[fi], param);
+}
+
+bool Model::Impl::under_batch_test(size_t fi, const Context& ctx) const {
+  for (const Frame& fr : ctx.frames) {
+    if (fr.kind != Frame::Kind::Condition) continue;
+    bool tests = false;
+    ts::walk(field(fr.node, "condition"), [&](TSNode n) {
+      // (`x is None` is decided where it can be: the calls pass a batch, not None.)
+      if (is(n, "comparison_operator") && t(n).find("None") != std::string_view::npos) return false;
+      tests = tests || (is(n, "identifier") && batch_parameter(fi, t(n)));
+      return !tests;
+    });
+    if (tests) return true;
+  }
+  return false;
+}
+
+bool Model::Impl::external_batch(TSNode name) const {
+  const Context ctx = context_of(name);
+  const size_t fi = null(ctx.function) ? SIZE_MAX : function_index(ctx.function);
+  if (fi == SIZE_MAX) return false;
+  const auto& b = bindings();
+  // Not bound again before the use (`x = x.float()` earlier); the use's own statement may rebind it.
+  const auto unbound_before = [&](std::string_view n) {
+    const auto a = b.assigns.find(scope_key(ctx.function, n));
+    if (a == b.assigns.end()) return true;
+    return std::none_of(a->second.begin(), a->second.end(), [&](size_t ai) {
+      return ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name);
+    });
+  };
+  if (!unbound_before(t(name))) return false;
+  // A parameter every call binds to the batch.
+  if (batch_parameter(fi, t(name))) return true;
+  // A field unpacked from one: `(ids, texts, mels) = data` (FastSpeech2's to_device).
+  if (const auto u = b.by_unpacked.find(t(name)); u != b.by_unpacked.end())
+    for (const auto& [ai, index] : u->second) {
+      const Assign& a = all_assigns[ai];
+      if (ts::same(a.ctx.function, ctx.function) && is(a.value, "identifier") && batch_parameter(fi, t(a.value)) &&
+          ts_node_end_byte(a.statement) <= ts_node_start_byte(name))
+        return true;
+    }
+  return false;
 }
 
 bool Model::Impl::moves_to_device(const CallInfo& c) const {

@@ -16,7 +16,8 @@ const Model::Impl::Bindings& Model::Impl::bindings() const {
       } else if (is(a.target, "subscript")) {
         TSNode base = field(a.target, "value");
         if (is(base, "identifier")) b.by_subscripted[t(base)].push_back(i);
-      } else if ((is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) && is(a.value, "call")) {
+      } else if ((is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) &&
+                 (is(a.value, "call") || is(a.value, "identifier"))) {
         int index = 0;
         for (TSNode e : ts::named_children(a.target)) {
           if (!is(e, "identifier")) {

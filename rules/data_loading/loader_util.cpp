@@ -198,6 +198,7 @@ TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
   expr = strip_parens(unwrap_variable(model, expr));
   if (ts_node_is_null(expr) || depth > 4) return {};
   if (model.is_batch_expression(expr)) return expr;
+  if (ts::is(expr, "call")) return converted_batch(model, expr);
   if (ts::is(expr, "subscript") || ts::is(expr, "attribute")) {
     TSNode base = ts::field(expr, ts::is(expr, "subscript") ? "value" : "object");
     return ts::is(base, "identifier") ? batch_of(model, base, depth + 1) : TSNode{};
@@ -424,6 +425,25 @@ std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node) {
     if (is_size_expression(model, call->positional.front())) return std::nullopt;
   }
   return c;
+}
+
+TSNode converted_batch(const Model& model, TSNode expr) {
+  for (int hop = 0; hop < 8; ++hop) {
+    expr = strip_parens(expr);
+    const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
+    if (!c || c->star_args || c->unresolved_kwargs) return {};
+    if (c->qualname == "torch.from_numpy" || c->qualname == "torch.as_tensor" || c->qualname == "torch.tensor") {
+      if (c->positional.empty() || c->keyword("device")) return {};
+      return batch_of(model, c->positional.front(), 1);
+    }
+    // A cast on the host: `.long()`, `.float()`, `.type(torch.LongTensor)` is not (a CUDA type may be).
+    const std::string_view m = c->method;
+    if (!c->qualname.empty() || !c->positional.empty() ||
+        !(m == "float" || m == "long" || m == "int" || m == "double" || m == "half" || m == "bool" || m == "contiguous"))
+      return {};
+    expr = c->receiver;
+  }
+  return {};
 }
 
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node) {

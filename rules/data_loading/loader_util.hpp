@@ -94,6 +94,10 @@ bool is_device_copy_method(std::string_view method);
 // (`[t.to(dev) for t in batch]`, `{k: v.to(dev) for k, v in batch.items()}`), and, in a step loop,
 // host data that is not a DataLoader's (a replay-buffer sample, a slice of a host tensor).
 std::optional<Copy> batch_device_copy(const Model& model, TSNode call_node);
+// The batch a tensor conversion on the host converts: `torch.from_numpy(x)`, `torch.as_tensor(x)`,
+// `torch.tensor(x)` (no device=) with `x` the batch, past host casts (`.long()`, `.float()`). Its
+// copy to the GPU is the batch's (PFL103), not a host factory's (PFL204). Null when it is none.
+TSNode converted_batch(const Model& model, TSNode expr);
 // The older spellings of the same copy, of a batch (as batch_device_copy sees it):
 // `x.type(torch.cuda.FloatTensor)` (or an alias: `Tensor = torch.cuda.FloatTensor`),
 // `torch.cuda.FloatTensor(x)`, `dst.copy_(x)` into a tensor made on the GPU.

@@ -4,6 +4,7 @@
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
 #include "rules/fix_util.hpp"
+#include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
 namespace {
@@ -48,6 +49,11 @@ class RulePFL103 final : public Rule {
     } else {
       fix = "pass `non_blocking=True` (it overlaps only when the DataLoader has `pin_memory=True`)";
     }
+    // `torch.from_numpy(batch)`: NumPy arrays are not what the DataLoader pins.
+    const bool converted = !ts_node_is_null(copy->batch) && !ts_node_is_null(converted_batch(model, call->receiver));
+    if (converted)
+      fix = "return tensors from the Dataset or collate_fn (the DataLoader pins tensors with `pin_memory=True`, "
+            "not NumPy arrays), then pass `non_blocking=True`";
     // `torch.cuda.FloatTensor(x)` takes no non_blocking: the fix is another spelling.
     const bool constructor = call->method.empty();
     if (constructor)
@@ -68,11 +74,14 @@ class RulePFL103 final : public Rule {
     }
     if (pin && !pin->value)
       f.notes.push_back(out.note(loader->call->node, "the batch comes from this DataLoader, which does not pin memory"));
+    // The batch of another file's step, handed to this function: the calls that lead here.
+    if (const StepContext sc = model.step_context(node); ts_node_is_null(sc.loop) && !sc.reached_from.empty())
+      f.notes.push_back(step_loop_note(model, out, sc));
     if (!copy->host_source.empty())
       f.notes.push_back(out.note(copy->host_source_site, "the copied value is " + copy->host_source +
                                                              ", in host memory every step"));
     // Only from pinned memory does non_blocking=True overlap anything: elsewhere the fix is noise.
-    if (pin && pin->value && !constructor) {
+    if (pin && pin->value && !constructor && !converted) {
       std::optional<Edit> e;
       if (ts_node_is_null(copy->non_blocking_node)) e = fixes::add_keywords(model, *call, {{"non_blocking", "True"}});
       else if (TSNode lit = fixes::literal_argument(*call, copy->non_blocking_node, "false"); !ts_node_is_null(lit))

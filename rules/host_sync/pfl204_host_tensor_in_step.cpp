@@ -7,6 +7,7 @@
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
+#include "rules/data_loading/loader_util.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
 namespace perflint {
@@ -110,6 +111,8 @@ Origin host_origin(const Model& model, TSNode expr) {
       expr = returned;
       continue;
     }
+    // `torch.from_numpy(x)` of the batch: the batch's copy, PFL103's.
+    if (!ts_node_is_null(data_loading::converted_batch(model, expr))) return {};
     o.factory = c;
     return o;
   }
@@ -140,7 +143,7 @@ class RulePFL204 final : public Rule {
       const CallInfo* made = model.call(call.positional[i]);
       if (!made || made->keyword("device") || made->unresolved_kwargs) continue;
       const std::string_view fn = factory_name(made->qualname);
-      if (fn.empty()) continue;
+      if (fn.empty() || !ts_node_is_null(data_loading::converted_batch(model, made->node))) continue;
       const StepContext sc = model.step_context(node);
       if (!sc.per_step() || factories_may_build_on_gpu(model)) return;
       const std::string where = model.copies_argument(call, i);
