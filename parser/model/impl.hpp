@@ -712,6 +712,9 @@ struct Model::Impl {
   std::optional<bool> none_test_truth(size_t fi, TSNode cond) const;
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
+  // The truth of parameter `param` of the __init__ `init_node` as the class is built in this file
+  // (its default, unless a constructor call passes another value); nullopt when not known.
+  std::optional<bool> constructor_parameter_truth(TSNode init_node, std::string_view param, int depth) const;
   mutable std::optional<std::unordered_map<std::string_view, std::vector<std::pair<TSNode, TSNode>>>>
       tuple_attribute_assigns_;
   // The step loop a function's callers run it in (the best over its call sites: unguarded first),

