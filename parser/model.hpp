@@ -233,6 +233,8 @@ class Model {
   TSNode enclosing(TSNode node, std::string_view kind) const;
   // True when `node` runs only under an `if` other than `if __name__ == "__main__":`.
   bool under_condition(TSNode node, TSNode* condition = nullptr) const;
+  // `node` is in a branch the argparse defaults switch off (`if args.gail:` with --gail False).
+  bool switched_off(TSNode node) const;
 
   // ---- facts rules derive from the model
   // `compute(*this)`, computed on the first call and kept with the model: rules are stateless, and

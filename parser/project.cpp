@@ -48,6 +48,8 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
       const std::string name(f.substr(f.rfind('.') == std::string_view::npos ? 0 : f.rfind('.') + 1));
       auto& into = model.under_condition(c.node) ? m.conditional_calls : m.plain_calls;
       if (std::find(into.begin(), into.end(), name) == into.end()) into.push_back(name);
+      if (!model.switched_off(c.node) && std::find(m.default_calls.begin(), m.default_calls.end(), name) == m.default_calls.end())
+        m.default_calls.push_back(name);
     }
   return m;
 }

@@ -134,6 +134,9 @@ struct ModuleSummary {
   // Only with `with_calls` (summarize_module): the names (last component) of the functions it calls
   // outside any `if` condition, and under one (`if args.seed != -1: provide_determinism(args.seed)`).
   std::vector<std::string> plain_calls, conditional_calls;
+  // Of those, the ones called at least once outside every branch its argparse defaults switch off
+  // (`if args.gail: discr = gail.Discriminator(...)` is not).
+  std::vector<std::string> default_calls;
   const FunctionSummary* function(std::string_view name) const;
 };
 

@@ -614,5 +614,12 @@ TEST(CrossFile, TheStepsBatchHandedToAHelperIsTheBatchThere) {
   check_project(kDir.parent_path() / "crossfile_batch_helper", 3);
 }
 
+TEST(CrossFile, ADeviceChosenByAScriptOfAnotherDirectoryHoldsForTheTrainerItCalls) {
+  // tests/fixtures/crossfile_cuda_importer_dir/: main.py picks "cuda:0" in its config and calls
+  // diffusion/train.py's train(), which never names CUDA (DDPM, held-out round 14): its step is a
+  // CUDA step. Trap: diffusion/gail.py's step, which main.py only runs with --gail (off by default).
+  check_project(kDir.parent_path() / "crossfile_cuda_importer_dir", 4);
+}
+
 }  // namespace
 }  // namespace perflint

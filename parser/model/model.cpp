@@ -582,6 +582,11 @@ TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
   return TSNode{};
 }
 
+bool Model::switched_off(TSNode node) const {
+  const Context ctx = impl_->context_by_climbing(node);
+  return std::any_of(ctx.frames.begin(), ctx.frames.end(), [&](const Frame& f) { return impl_->flag_off(f, ctx.function); });
+}
+
 bool Model::under_condition(TSNode node, TSNode* condition) const {
   Context ctx = impl_->context_by_climbing(node);
   // Module-level `if __name__ == "__main__":` is not a condition; functions are entered via calls.
