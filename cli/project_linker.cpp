@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "cli/project_files.hpp"
 #include "cli/project_text.hpp"
@@ -94,16 +95,21 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
   const std::vector<std::string>& files = root_files(root);
   g.usable = !files.empty();
   if (g.usable) {
-    const std::set<std::string> known(files.begin(), files.end());
+    // Hashed: the paths share long prefixes, which an ordered set compares again at every level.
+    const std::unordered_set<std::string> known(files.begin(), files.end());
     std::set<std::string> not_tests;  // of `files`
     // Paths are normal already (the walk's), so a module's file is a string concatenation away:
     // no fs::path arithmetic per import.
     auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
-      std::string p = base;
+      std::string p;
+      p.reserve(base.size() + dotted.size() + 13);
+      p = base;
       if (!dotted.empty()) {
         p.push_back('/');
         for (char c : dotted) p.push_back(c == '.' ? '/' : c);
-        if (known.count(p + ".py")) return p + ".py";
+        p += ".py";
+        if (known.count(p)) return p;
+        p.resize(p.size() - 3);
       }
       p += "/__init__.py";
       return known.count(p) ? p : std::string();
