@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "cli/project_files.hpp"
 #include "cli/project_text.hpp"
@@ -94,16 +95,21 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
   const std::vector<std::string>& files = root_files(root);
   g.usable = !files.empty();
   if (g.usable) {
-    const std::set<std::string> known(files.begin(), files.end());
+    // Hashed: the paths share long prefixes, which an ordered set compares again at every level.
+    const std::unordered_set<std::string> known(files.begin(), files.end());
     std::set<std::string> not_tests;  // of `files`
     // Paths are normal already (the walk's), so a module's file is a string concatenation away:
     // no fs::path arithmetic per import.
     auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
-      std::string p = base;
+      std::string p;
+      p.reserve(base.size() + dotted.size() + 13);
+      p = base;
       if (!dotted.empty()) {
         p.push_back('/');
         for (char c : dotted) p.push_back(c == '.' ? '/' : c);
-        if (known.count(p + ".py")) return p + ".py";
+        p += ".py";
+        if (known.count(p)) return p;
+        p.resize(p.size() - 3);
       }
       p += "/__init__.py";
       return known.count(p) ? p : std::string();
@@ -292,13 +298,26 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
 
 namespace {
 
+// The .py files of `dir` in directory order, up to one past scripts_import's bound, listed once per
+// directory: every copy of a corpus asks about the same parent (one listing, not one per copy).
+const std::vector<std::string>& py_files_of(const fs::path& dir, std::unordered_map<std::string, std::vector<std::string>>& listings) {
+  auto [it, fresh] = listings.try_emplace(dir.string());
+  if (fresh) {
+    std::error_code ec;
+    for (fs::directory_iterator d(dir, ec), end; !ec && d != end && it->second.size() <= 200; d.increment(ec))
+      if (d->path().extension() == ".py") it->second.push_back(d->path().string());
+  }
+  return it->second;
+}
+
 // Whether a .py file directly in `parent` imports the directory `name` as a module (`import
 // core.data_loader`, `from core import x`, `from core.models import y`; `from .core import x`; and, for
 // a directory of modules inside another one, `from src.utils.logging import x` in src/train.py):
 // then `name` is a directory of modules that the scripts of `parent` use,
 // and belongs with them. Bounded: a directory with more than 200 .py files is nobody's script
 // directory.
-bool scripts_import(const fs::path& parent, const std::string& name) {
+bool scripts_import(const fs::path& parent, const std::string& name,
+                    std::unordered_map<std::string, std::vector<std::string>>& listings) {
   const std::string pname = parent.filename().string();
   // The dotted components of `module` after its leading dots, and how many dots led.
   const auto split = [](std::string_view module, size_t& dots) {
@@ -321,12 +340,10 @@ bool scripts_import(const fs::path& parent, const std::string& name) {
     // `src.utils...` from a script of src/ (not `timm.models.layers` from a script of models/).
     return dots == 0 && parts.size() >= 2 && parts[0] == pname && parts[1] == name;
   };
-  std::error_code ec;
   int files = 0;
-  for (fs::directory_iterator d(parent, ec), end; !ec && d != end; d.increment(ec)) {
-    if (d->path().extension() != ".py") continue;
+  for (const std::string& path : py_files_of(parent, listings)) {
     if (++files > 200) return false;
-    const FileRead read = read_whole_file(d->path().string(), 1 << 20);
+    const FileRead read = read_whole_file(path, 1 << 20);
     if (read.status != FileRead::Status::Ok || read.bytes.find(name) == std::string::npos) continue;
     for (const std::string& line : import_lines(read.bytes)) {
       const std::vector<std::string> w = import_words(line);
@@ -347,7 +364,8 @@ bool scripts_import(const fs::path& parent, const std::string& name) {
 // The linker's root: project_root, or above it the directory that holds the file's top package when
 // that is higher (a package with a setup.py of its own for a C extension, such as vits's
 // monotonic_align/, is imported by the files around it).
-std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& imported_from_above) {
+std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& imported_from_above,
+                        std::unordered_map<std::string, std::vector<std::string>>& listings) {
   std::string root = project_root(file);
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
@@ -364,7 +382,7 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
     // Answered once per directory (the copies of a corpus share their parent).
     const std::string key = dir.string();
     auto [known, fresh] = imported_from_above.try_emplace(key, false);
-    if (fresh) known->second = scripts_import(dir.parent_path(), dir.filename().string());
+    if (fresh) known->second = scripts_import(dir.parent_path(), dir.filename().string(), listings);
     if (!known->second) break;
     dir = dir.parent_path();
   }
@@ -376,7 +394,7 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
 const std::string& FileProjectContext::root_for(const fs::path& file) {
   const std::string dir = file.parent_path().string();
   if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
-  return roots_.emplace(dir, linker_root(file, imported_from_above_)).first->second;
+  return roots_.emplace(dir, linker_root(file, imported_from_above_, py_files_)).first->second;
 }
 
 namespace {

@@ -1,4 +1,5 @@
 // Pieces shared by the report writers: JSON escaping and values, format dispatch.
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <algorithm>
@@ -35,11 +36,18 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
 }
 }  // namespace
 
-std::string json_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
+void json_escape_to(std::string& out, std::string_view s) {
+  // Runs of bytes that need no escaping are appended at once: the report is mostly those.
+  size_t plain = 0;
+  const auto flush = [&](size_t i) {
+    if (i > plain) out.append(s.data() + plain, i - plain);
+  };
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f && c != '"' && c != '\\') continue;
+    flush(i);
+    plain = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -49,7 +57,6 @@ std::string json_escape(std::string_view s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default: {
-        const auto b = static_cast<unsigned char>(c);
         if (b >= 0x80) {
           // Sources are validated UTF-8, but paths and OS messages are arbitrary bytes; the output
           // must stay valid UTF-8, so a malformed byte becomes U+FFFD.
@@ -59,18 +66,24 @@ std::string json_escape(std::string_view s) {
           } else {
             out.append(s.substr(i, len));
             i += len - 1;
+            plain = i + 1;
           }
-        } else if (b < 0x20 || b == 0x7f) {
-          // DEL is legal in JSON but escaped so terminals show it.
+        } else {
+          // A control character; DEL is legal in JSON but escaped so terminals show it.
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(b));
           out += buf;
-        } else {
-          out += c;
         }
       }
     }
   }
+  flush(s.size());
+}
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  json_escape_to(out, s);
   return out;
 }
 
@@ -126,7 +139,8 @@ void Value::dump_to(std::string& out, int indent) const {
   } else if (const auto* b = std::get_if<bool>(&v_)) {
     out += *b ? "true" : "false";
   } else if (const auto* i = std::get_if<int64_t>(&v_)) {
-    out += std::to_string(*i);
+    char buf[24];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, *i).ptr);
   } else if (const auto* d = std::get_if<double>(&v_)) {
     // Measurements: three decimals are finer than any timer we read; JSON has no NaN/inf.
     char buf[64];
@@ -135,7 +149,7 @@ void Value::dump_to(std::string& out, int indent) const {
     out += buf;
   } else if (const auto* s = std::get_if<std::string>(&v_)) {
     out += '"';
-    out += json_escape(*s);
+    json_escape_to(out, *s);
     out += '"';
   } else if (const auto* a = std::get_if<Array>(&v_)) {
     if (a->empty()) {
@@ -160,7 +174,7 @@ void Value::dump_to(std::string& out, int indent) const {
       if (k) out += ',';
       newline(indent + 1);
       out += '"';
-      out += json_escape((*o)[k].first);
+      json_escape_to(out, (*o)[k].first);
       out += compact ? "\":" : "\": ";
       (*o)[k].second.dump_to(out, compact ? -1 : indent + 1);
     }

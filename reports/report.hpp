@@ -151,7 +151,8 @@ std::string write_rule_explanation(const RuleInfo& rule, std::string_view markdo
 // removed, so re-indenting a line or inserting lines above it keeps the fingerprint.
 uint64_t line_fingerprint_hash(std::string_view line);
 
-// JSON string escaping (shared by the json and sarif writers).
+// JSON string escaping (shared by the json and sarif writers); json_escape_to appends to `out`.
 std::string json_escape(std::string_view s);
+void json_escape_to(std::string& out, std::string_view s);
 
 }  // namespace perflint

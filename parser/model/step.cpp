@@ -152,8 +152,9 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
     if (const std::string_view cls = object_class(c.receiver); !cls.empty())
       if (auto m = class_methods.find(std::string(cls) + "." + std::string(c.method)); m != class_methods.end())
         out.push_back(m->second);
-  // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`.
-  if (out.empty() || is(c.function, "attribute"))
+  // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`. Only
+  // a class of the file with a forward() can be found (most files, library code, have none).
+  if ((out.empty() || is(c.function, "attribute")) && method_names.count("forward"))
     if (const std::string_view cls = instance_class(c.function); !cls.empty())
       if (auto m = class_methods.find(std::string(cls) + ".forward"); m != class_methods.end())
         if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);

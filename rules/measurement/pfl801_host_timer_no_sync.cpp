@@ -1,10 +1,12 @@
 // PFL801 host-timer-no-sync: `time.time()`/`perf_counter()` read around GPU work with nothing that
 // waits for the GPU in between. CUDA calls return once the kernels are queued, so the difference
 // measures launch time, not run time; the numbers mislead every decision made from them.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <vector>
 #include <string>
+#include <unordered_map>
 
 #include "parser/model.hpp"
 #include "parser/ts.hpp"
@@ -149,27 +151,42 @@ bool shows_torch_work(const Model& model, uint32_t lo, uint32_t hi) {
   return false;
 }
 
-// The `def name(...)` a call of `name` runs: the module-level one (or decorated), else the only def
-// of that name in the file (a helper nested in `main()`, open-instruct's health_check_fn), or null.
-TSNode module_function(TSNode any, std::string_view name, const Model& model) {
-  TSNode root = any;
+// The function definitions of the file by name, from one walk: module_function is asked about the
+// calls of every timed region, and a name that is no module-level def (a builtin, a method) would
+// walk the whole tree each time.
+struct FunctionDefs {
+  std::unordered_map<std::string_view, TSNode> top_level;            // the first module-level def (or decorated)
+  std::unordered_map<std::string_view, std::pair<TSNode, int>> all;  // the first in pre-order, and how many (2: more)
+};
+
+FunctionDefs function_defs(const Model& model) {
+  FunctionDefs defs;
+  if (model.calls().empty()) return defs;  // module_function is only asked about calls
+  TSNode root = model.calls().front().node;
   for (TSNode p = ts::parent(root); !ts_node_is_null(p); p = ts::parent(p)) root = p;
   for (TSNode child : ts::named_children(root)) {
     TSNode def = child;
     if (ts::is(def, "decorated_definition")) def = ts::field(def, "definition");
-    if (ts::is(def, "function_definition") && model.text(ts::field(def, "name")) == name) return def;
+    if (ts::is(def, "function_definition")) defs.top_level.emplace(model.text(ts::field(def, "name")), def);
   }
-  TSNode only{};
-  int found = 0;
   ts::walk(root, [&](TSNode n) {
-    if (found > 1) return false;
-    if (ts::is(n, "function_definition") && model.text(ts::field(n, "name")) == name) {
-      only = n;
-      ++found;
+    if (ts::is(n, "function_definition")) {
+      auto& [first, count] = defs.all.try_emplace(model.text(ts::field(n, "name")), n, 0).first->second;
+      count = std::min(count + 1, 2);
     }
     return true;
   });
-  return found == 1 ? only : TSNode{};
+  return defs;
+}
+
+// The `def name(...)` a call of `name` (a call of the model's file) runs: the module-level one (or
+// decorated), else the only def of that name in the file (a helper nested in `main()`,
+// open-instruct's health_check_fn), or null.
+TSNode module_function(std::string_view name, const Model& model) {
+  const FunctionDefs& defs = model.derived(function_defs);
+  if (const auto top = defs.top_level.find(name); top != defs.top_level.end()) return top->second;
+  const auto any = defs.all.find(name);
+  return any != defs.all.end() && any->second.second == 1 ? any->second.first : TSNode{};
 }
 
 // Whether [lo, hi) computes on data: a module or function called on it (`model(x)`, `generate(...)`),
@@ -210,7 +227,7 @@ bool region_computes(const Model& model, uint32_t lo, uint32_t hi, int depth = 0
       builtin = builtin || name == b;
     if (builtin) continue;
     // A function of this file: what its body does (`sequential(model, device)` only moves layers).
-    if (TSNode def = module_function(c.node, name, model); !ts_node_is_null(def)) {
+    if (TSNode def = module_function(name, model); !ts_node_is_null(def)) {
       if (ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) continue;  // the caller itself
       if (depth >= 2 || region_computes(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1)) return true;
       continue;
@@ -292,7 +309,7 @@ bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, b
       if (!launch_after) return true;
     }
     if (depth < 2 && c.qualname.empty() && ts::is(c.function, "identifier")) {
-      TSNode def = module_function(c.node, model.text(c.function), model);
+      TSNode def = module_function(model.text(c.function), model);
       // Not recursion into the function that holds the region itself.
       if (!ts_node_is_null(def) && !(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
           (region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1) ||
