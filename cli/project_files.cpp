@@ -100,7 +100,9 @@ const ModuleSummary* FileProjectContext::importer_summary(const std::string& pat
 
 bool FileProjectContext::module_defines(const std::string& from_file, std::string_view module, std::string_view name) {
   if (module.empty() || module.find('/') != std::string_view::npos || name.empty()) return false;
-  const fs::path candidate = (fs::path(from_file).parent_path() / (std::string(module) + ".py")).lexically_normal();
+  std::string rel(module);  // `tool.torch_utils` -> tool/torch_utils.py
+  std::replace(rel.begin(), rel.end(), '.', '/');
+  const fs::path candidate = (fs::path(from_file).parent_path() / (rel + ".py")).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
   std::error_code ec;
   if (!fs::is_regular_file(candidate, ec)) return false;

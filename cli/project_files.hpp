@@ -63,6 +63,7 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
+  bool function_syncs(const std::string& from_file, const std::string& target) override;
   // Text level: the module `target` resolves to defines the class and spells a convolution
   // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.
   std::string conv_evidence(const std::string& from_file, const std::string& target) override;
@@ -105,6 +106,8 @@ class FileProjectContext final : public ProjectContext {
     std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
     std::set<std::string> has_step_text;  // seeds: files naming .backward( and .step( that import project
                                           // files, and files that import such a file
+    // file -> project files that import it: `imports` reversed, built on first use (fingerprint).
+    mutable std::optional<std::map<std::string, std::vector<std::string>>> importers;
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
   std::map<std::string, ImportGraph> graphs_;

@@ -548,14 +548,23 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
       it = dir_fingerprints_.emplace(dir, std::move(fp)).first;
     }
     out = it->second;
-    // The project files it imports, and what a package it imports re-exports (the files its
-    // __init__.py imports, a few levels): a trainer class reached through `from trainer import
-    // Trainer` lives there.
+    // The project files it imports and the files they import (a factory's module and the class it
+    // returns, a helper and the helper that syncs for it), what a package it imports re-exports (the
+    // files its __init__.py imports, a few levels): a trainer class reached through `from trainer
+    // import Trainer` lives there. And the files that import it (the script of another directory
+    // that picks its device).
     const ImportGraph& g = graph_for(root_for(self));
+    if (!g.importers) {
+      auto& by = g.importers.emplace();
+      for (const auto& [f, imported] : g.imports)
+        for (const std::string& m : imported) by[m].push_back(f);
+    }
     std::set<std::string> seen;
     std::vector<std::pair<std::string, int>> todo;
     if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
       for (const std::string& f : imp->second) todo.emplace_back(f, 0);
+    if (auto by = g.importers->find(self.string()); by != g.importers->end())
+      for (const std::string& f : by->second) todo.emplace_back(f, 3);  // not followed further
     while (!todo.empty()) {
       const auto [f, level] = todo.back();
       todo.pop_back();
@@ -564,7 +573,7 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
       out.append("\nimports ").append(f).append(" ").append(ec ? "?" : std::to_string(size));
       const auto time = fs::last_write_time(f, ec);
       out.append(" ").append(ec ? "?" : std::to_string(time.time_since_epoch().count()));
-      if (level < 3 && f.ends_with("/__init__.py"))
+      if (level < 3 && (level < 1 || f.ends_with("/__init__.py")))
         if (auto more = g.imports.find(f); more != g.imports.end())
           for (const std::string& m : more->second) todo.emplace_back(m, level + 1);
     }
@@ -668,6 +677,30 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
     if (fn.ends_with(".__call__") && f.qualified == fn.substr(0, fn.size() - 9) + ".forward") return s;
   }
   return nullptr;
+}
+
+bool FileProjectContext::function_syncs(const std::string& from_file, const std::string& target) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  // Breadth first from the caller, three modules deep; each (file, function) once.
+  std::vector<std::pair<std::string, std::string>> todo{{self.string(), target}};
+  std::set<std::pair<std::string, std::string>> seen;
+  for (int level = 0; level < 3 && !todo.empty(); ++level) {
+    std::vector<std::pair<std::string, std::string>> next;
+    for (const auto& [file, name] : todo) {
+      const auto r = resolve_target(root, file, name);
+      if (!r || r->first == file || !seen.insert(*r).second) continue;
+      for (const FunctionSummary& f : parsed_summary_of(r->first)->functions) {
+        if (f.qualified != r->second) continue;
+        if (f.syncs) return true;
+        for (const std::string& out : f.calls_out) next.emplace_back(r->first, out);
+      }
+    }
+    todo = std::move(next);
+  }
+  return false;
 }
 
 std::string FileProjectContext::returned_class(const std::string& from_file, const std::string& function, int index) {

@@ -212,6 +212,13 @@ class Model {
   // The switch the step at `node` runs only with, taken as given (Impl::step_switches): "`if
   // args.do_train:` (line 462)"; empty when none.
   std::string assumed_switch(TSNode node) const;
+  // The call runs a project function of another file that waits for the GPU (in its body or in the
+  // project functions it calls: ProjectContext::function_syncs); false without a project.
+  bool calls_syncing_project_function(const CallInfo& call) const;
+  // The call runs a function of another file of the project (its qualified name resolves there).
+  bool calls_project_function(const CallInfo& call) const;
+  // The call's bare name comes from a star import of a project module (`from utils import *`).
+  bool star_imported(const CallInfo& call) const;
 
   // ---- for other files (ProjectContext): what this module offers
   std::vector<FunctionSummary> function_summaries() const;

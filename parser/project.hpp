@@ -36,6 +36,12 @@ struct FunctionSummary {
   // get_model). The class as this module names it: ".Net" for a class of the module, else the dotted
   // name its imports give ("model.FastSpeech2").
   std::vector<std::pair<int, std::string>> returned_classes;
+  // It waits for the GPU: `.item()`, `.cpu()`, `.numpy()`, `.tolist()`, a synchronize, in its body or
+  // in a function of its module it calls (two levels).
+  bool syncs = false;
+  // The calls of its body that leave the module for the project (dotted names as its imports give
+  // them, `utils.post_processing`): where ProjectContext::function_syncs looks next.
+  std::vector<std::string> calls_out;
   uint32_t line = 0;                 // of the def
 };
 
@@ -232,6 +238,13 @@ class ProjectContext {
     (void)function;
     (void)index;
     return {};
+  }
+  // Project function `target` (a dotted name as `from_file`'s imports give it) waits for the GPU, in
+  // its body or in the project functions it calls, a few modules deep (FunctionSummary::syncs).
+  virtual bool function_syncs(const std::string& from_file, const std::string& target) {
+    (void)from_file;
+    (void)target;
+    return false;
   }
   // The default of argparse option `dest` of the module behind `source` (a dotted name as the
   // importing file's imports give it: "config.get_args" for `args = get_args()`, "config.args" for

@@ -256,5 +256,25 @@ TEST(ResultCache, AChangeInAnImportedModuleElsewhereMakesANewKey) {
   EXPECT_FALSE(contains(after.out, "PFL101")) << after.out;
 }
 
+TEST(ResultCache, AStepFileDependsOnTheScriptOfAnotherDirectoryThatPicksItsDevice) {
+  // diffusion/train.py never names CUDA: main.py (above it) picks "cuda:0" and calls train(). Once
+  // main.py picks the CPU, the cached result must not keep the CUDA-only finding.
+  TempDir project, cache;
+  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_cuda_importer_dir";
+  fs::copy(fixture, project.path(), fs::copy_options::recursive);
+  const std::vector<std::string> args{"--isolated", "--select", "PFL201", "--cache-dir", cache.str(),
+                                      "diffusion/train.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_TRUE(contains(first.out, "PFL201")) << first.out << first.err;
+  const fs::path main_py = project.path() / "main.py";
+  std::string text = slurp(main_py.string());
+  text.replace(text.find("\"cuda:0\""), 8, "\"cpu\"");
+  const auto mtime = fs::last_write_time(main_py);
+  project.write("main.py", text);
+  fs::last_write_time(main_py, mtime + std::chrono::seconds(5));
+  const auto after = run_perflint(args, project.str());
+  EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
+}
+
 }  // namespace
 }  // namespace perflint

@@ -621,5 +621,13 @@ TEST(CrossFile, ADeviceChosenByAScriptOfAnotherDirectoryHoldsForTheTrainerItCall
   check_project(kDir.parent_path() / "crossfile_cuda_importer_dir", 4);
 }
 
+TEST(CrossFile, ATimedHelperOfAnotherModuleThatWaitsSyncsTheSpan) {
+  // tests/fixtures/crossfile_timed_helper/: demo.py times do_detect(), star-imported from
+  // tool/torch_utils.py, which ends in tool/utils.py's post_processing() and its .cpu(): the clock
+  // reads after the GPU is done (pytorch-YOLOv4, held-out round 14). Trap: do_forward() only queues
+  // the forward; its timing is reported.
+  check_project(kDir.parent_path() / "crossfile_timed_helper", 4);
+}
+
 }  // namespace
 }  // namespace perflint

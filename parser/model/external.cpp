@@ -302,6 +302,32 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   return found;
 }
 
+bool Model::Impl::leaves_project(std::string_view qualname) { return library_root(qualname); }
+
+const std::vector<size_t>& Model::Impl::calls_in(size_t fi) const {
+  if (!calls_by_fn_) {
+    auto& by = calls_by_fn_.emplace(functions.size());
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (!null(call_ctx[i].function))
+        if (const size_t f = function_index(call_ctx[i].function); f != SIZE_MAX) by[f].push_back(i);
+  }
+  return (*calls_by_fn_)[fi];
+}
+
+bool Model::Impl::function_syncs(size_t fi, int depth) const {
+  for (size_t ci : calls_in(fi)) {
+    const CallInfo& c = calls[ci];
+    if (c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.current_stream") return true;
+    if (!null(c.receiver) && (c.method == "item" || c.method == "cpu" || c.method == "numpy" ||
+                              c.method == "tolist" || c.method == "synchronize"))
+      return true;
+    if (depth < 2 && ci < call_callees.size())
+      for (size_t g : call_callees[ci])
+        if (g != fi && function_syncs(g, depth + 1)) return true;
+  }
+  return false;
+}
+
 std::string Model::Impl::project_returned_class(const std::string& function, int index) const {
   return project ? project->returned_class(src.path(), function, index) : std::string();
 }
@@ -577,6 +603,25 @@ bool Model::Impl::host_scalar(TSNode e, int depth) const {
     return true;
   }
   return false;
+}
+
+bool Model::calls_syncing_project_function(const CallInfo& call) const {
+  if (!impl_->project) return false;
+  const std::string target = impl_->outgoing_target(call);
+  return !target.empty() && impl_->project->function_syncs(impl_->src.path(), target);
+}
+
+bool Model::calls_project_function(const CallInfo& call) const {
+  if (!impl_->project || call.qualname.empty() || Impl::leaves_project(call.qualname)) return false;
+  return impl_->project->project_function(impl_->src.path(), call.qualname, nullptr) != nullptr;
+}
+
+bool Model::star_imported(const CallInfo& call) const {
+  if (!ts::is(call.function, "identifier")) return false;
+  const std::string_view q = call.qualname;
+  return std::any_of(impl_->star_modules.begin(), impl_->star_modules.end(), [&](const std::string& m) {
+    return q.size() > m.size() && q.starts_with(m) && q[m.size()] == '.' && q.substr(m.size() + 1) == impl_->t(call.function);
+  });
 }
 
 std::string Model::cuda_step_path() const {

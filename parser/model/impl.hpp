@@ -476,6 +476,14 @@ struct Model::Impl {
   // returned_class of the project function `function` (a dotted name as this file's imports give
   // it), from its module's summary; empty without a project.
   std::string project_returned_class(const std::string& function, int index) const;
+  // The calls whose innermost function is `fi` (indexed on first use).
+  mutable std::optional<std::vector<std::vector<size_t>>> calls_by_fn_;
+  const std::vector<size_t>& calls_in(size_t fi) const;
+  // FunctionSummary::syncs: a host sync in function `fi` or, `depth` < 2, in a function of this
+  // file it calls.
+  bool function_syncs(size_t fi, int depth) const;
+  // A dotted name rooted in a library (torch, numpy, os, ...): never the project's.
+  static bool leaves_project(std::string_view qualname);
   // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return
   // train`), or SIZE_MAX.
   size_t returned_closure(std::string_view function) const;

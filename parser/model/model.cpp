@@ -355,6 +355,13 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     s.params = f.params;
     s.step_fn = f.step_fn;
     s.copied_params = impl_->copied_params(fi);
+    s.syncs = impl_->function_syncs(fi, 0);
+    for (size_t ci : impl_->calls_in(fi)) {
+      const std::string& q = impl_->calls[ci].qualname;
+      if (!q.empty() && q.find('.') != std::string::npos && !impl_->leaves_project(q) &&
+          std::find(s.calls_out.begin(), s.calls_out.end(), q) == s.calls_out.end())
+        s.calls_out.push_back(q);
+    }
     // What its returns build: the value, and each element of the tuples it returns (up to 8).
     size_t widest = 0;
     bool plain = false;

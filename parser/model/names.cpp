@@ -100,7 +100,7 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
     if (top_level && project)
       for (TSNode c : ts::named_children(stmt))
         if (is(c, "wildcard_import")) {
-          if (module.find('.') == std::string::npos) star_modules.push_back(module);
+          star_modules.push_back(module);  // `from utils import *`, `from tool.torch_utils import *`
           // What the module imports comes along (`from modeling.deeplab import *` brings `torch`:
           // pytorch-deeplab-xception's train.py never imports it by name; held-out round 12).
           for (auto& [local, qualified] : project->star_aliases(src.path(), module))

@@ -127,7 +127,10 @@ bool may_launch(const Model& model, const CallInfo& c) {
   for (std::string_view p : {"torch.multiprocessing.", "torch.distributed.", "torch.cuda.", "torch.backends.",
                              "torch.utils."})
     if (c.qualname.starts_with(p)) return false;
-  if (!c.qualname.empty()) return c.qualname.starts_with("torch.") && !one_of(std::string_view(c.qualname), grad_modes);
+  // A function of another file of the project (`do_forward(model, x)` from a star import) may.
+  if (!c.qualname.empty())
+    return (c.qualname.starts_with("torch.") && !one_of(std::string_view(c.qualname), grad_modes)) ||
+           model.calls_project_function(c);
   if (!c.method.empty() && one_of(c.method, cpu_methods)) return false;
   if (!ts_node_is_null(c.receiver) && rooted_in_other_library(model, c.receiver)) return false;
   return true;
@@ -197,7 +200,13 @@ bool region_computes(const Model& model, uint32_t lo, uint32_t hi, int depth = 0
                                                                       "__call__", "sample"};
   for (const auto& c : model.calls()) {
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
-    if (!c.qualname.empty()) {
+    // A function a star import of the project brings (`do_forward(model, x)` after `from
+    // tool.torch_utils import *`) is judged by its name below, as one of this file whose body is
+    // not read (as before star imports of packages were resolved).
+    const bool project_function = !c.qualname.empty() && !c.qualname.starts_with("torch.") &&
+                                  ts::is(c.function, "identifier") && model.star_imported(c) &&
+                                  model.calls_project_function(c);
+    if (!c.qualname.empty() && !project_function) {
       if (!c.qualname.starts_with("torch.")) continue;
       const std::string_view q = c.qualname;
       // Device and process management, loading, initialisation and allocation are set-up.
@@ -298,6 +307,9 @@ bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, b
   for (const auto& c : model.calls()) {
     if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
     if (syncs(model, c)) return true;
+    // A function of another file of the project that waits (`do_detect(...)` ending in
+    // `post_processing(...)`'s `.cpu()`: pytorch-YOLOv4's demo.py, held-out round 14).
+    if (depth == 0 && model.calls_syncing_project_function(c)) return true;
     if (depth == 0 && blocking_copy(model, c)) {
       if (any_copy) return true;
       bool launch_after = false;
