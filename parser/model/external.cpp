@@ -315,15 +315,22 @@ const std::vector<size_t>& Model::Impl::calls_in(size_t fi) const {
 }
 
 bool Model::Impl::function_syncs(size_t fi, int depth) const {
+  // Memoised per (function, depth): a module whose functions call each other many times is walked once.
+  if (function_syncs_memo_.size() != functions.size() * 3) function_syncs_memo_.assign(functions.size() * 3, -1);
+  int8_t& memo = function_syncs_memo_[fi * 3 + static_cast<size_t>(depth)];
+  if (memo >= 0) return memo == 1;
+  memo = 0;  // while being computed (a recursion through itself adds nothing)
   for (size_t ci : calls_in(fi)) {
     const CallInfo& c = calls[ci];
-    if (c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.current_stream") return true;
-    if (!null(c.receiver) && (c.method == "item" || c.method == "cpu" || c.method == "numpy" ||
-                              c.method == "tolist" || c.method == "synchronize"))
+    bool waits = c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.current_stream" ||
+                 (!null(c.receiver) && (c.method == "item" || c.method == "cpu" || c.method == "numpy" ||
+                                        c.method == "tolist" || c.method == "synchronize"));
+    if (!waits && depth < 2 && ci < call_callees.size())
+      for (size_t g : call_callees[ci]) waits = waits || (g != fi && function_syncs(g, depth + 1));
+    if (waits) {
+      function_syncs_memo_[fi * 3 + static_cast<size_t>(depth)] = 1;
       return true;
-    if (depth < 2 && ci < call_callees.size())
-      for (size_t g : call_callees[ci])
-        if (g != fi && function_syncs(g, depth + 1)) return true;
+    }
   }
   return false;
 }

@@ -482,6 +482,7 @@ struct Model::Impl {
   // FunctionSummary::syncs: a host sync in function `fi` or, `depth` < 2, in a function of this
   // file it calls.
   bool function_syncs(size_t fi, int depth) const;
+  mutable std::vector<int8_t> function_syncs_memo_;  // per (function, depth): -1 unknown, 0, 1
   // A dotted name rooted in a library (torch, numpy, os, ...): never the project's.
   static bool leaves_project(std::string_view qualname);
   // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return
