@@ -84,10 +84,8 @@ bool FileProjectContext::called_only_conditionally_elsewhere(const std::string& 
 
 std::vector<std::string> FileProjectContext::importers_naming(const std::string& self, std::string_view word) {
   std::vector<std::string> out;
-  for (const auto& [other, imported] : graph_for(root_for(fs::path(self))).imports)
-    if (other != self && std::find(imported.begin(), imported.end(), self) != imported.end() &&
-        text_of(other).find(word) != std::string::npos)
-      out.push_back(other);
+  for (const std::string& other : importers_of(graph_for(root_for(fs::path(self))), self))
+    if (text_of(other).find(word) != std::string::npos) out.push_back(other);
   return out;
 }
 

@@ -110,6 +110,13 @@ class FileProjectContext final : public ProjectContext {
     mutable std::optional<std::map<std::string, std::vector<std::string>>> importers;
   };
   const ImportGraph& graph_for(const std::string& root);  // caller holds mu_
+  // The files of `g` that import `file`, in path order (ImportGraph::importers).
+  static const std::vector<std::string>& importers_of(const ImportGraph& g, const std::string& file);
+  // Project function `target` as `file` (of the linker root `root`) names it, from a summary parsed
+  // whatever summary_of's prefilter says (but only a module whose text names `needle`); its
+  // module's path goes to `*module`. Caller holds mu_.
+  const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
+                                         std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
   // Resolves a step call's dotted target from the calling file: (file, function), or nullopt.
   std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,

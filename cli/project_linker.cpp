@@ -554,17 +554,11 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     // import Trainer` lives there. And the files that import it (the script of another directory
     // that picks its device).
     const ImportGraph& g = graph_for(root_for(self));
-    if (!g.importers) {
-      auto& by = g.importers.emplace();
-      for (const auto& [f, imported] : g.imports)
-        for (const std::string& m : imported) by[m].push_back(f);
-    }
     std::set<std::string> seen;
     std::vector<std::pair<std::string, int>> todo;
     if (auto imp = g.imports.find(self.string()); imp != g.imports.end())
       for (const std::string& f : imp->second) todo.emplace_back(f, 0);
-    if (auto by = g.importers->find(self.string()); by != g.importers->end())
-      for (const std::string& f : by->second) todo.emplace_back(f, 3);  // not followed further
+    for (const std::string& f : importers_of(g, self.string())) todo.emplace_back(f, 3);  // not followed further
     while (!todo.empty()) {
       const auto [f, level] = todo.back();
       todo.pop_back();
@@ -679,6 +673,30 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
   return nullptr;
 }
 
+const std::vector<std::string>& FileProjectContext::importers_of(const ImportGraph& g, const std::string& file) {
+  if (!g.importers) {
+    auto& by = g.importers.emplace();
+    for (const auto& [f, imported] : g.imports)
+      for (const std::string& m : imported) by[m].push_back(f);
+  }
+  static const std::vector<std::string> none;
+  const auto it = g.importers->find(file);
+  return it == g.importers->end() ? none : it->second;
+}
+
+const FunctionSummary* FileProjectContext::parsed_function(const std::string& root, const std::string& file,
+                                                           const std::string& target, std::string* module,
+                                                           std::string_view needle) {
+  const auto r = resolve_target(root, file, target);
+  if (!r || r->first == file || text_of(r->first).find(needle) == std::string::npos) return nullptr;
+  for (const FunctionSummary& f : parsed_summary_of(r->first)->functions)
+    if (f.qualified == r->second) {
+      if (module) *module = r->first;
+      return &f;
+    }
+  return nullptr;
+}
+
 bool FileProjectContext::function_syncs(const std::string& from_file, const std::string& target) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
@@ -690,13 +708,11 @@ bool FileProjectContext::function_syncs(const std::string& from_file, const std:
   for (int level = 0; level < 3 && !todo.empty(); ++level) {
     std::vector<std::pair<std::string, std::string>> next;
     for (const auto& [file, name] : todo) {
-      const auto r = resolve_target(root, file, name);
-      if (!r || r->first == file || !seen.insert(*r).second) continue;
-      for (const FunctionSummary& f : parsed_summary_of(r->first)->functions) {
-        if (f.qualified != r->second) continue;
-        if (f.syncs) return true;
-        for (const std::string& out : f.calls_out) next.emplace_back(r->first, out);
-      }
+      std::string module;
+      const FunctionSummary* f = parsed_function(root, file, name, &module);
+      if (!f || !seen.emplace(module, f->qualified).second) continue;
+      if (f->syncs) return true;
+      for (const std::string& out : f->calls_out) next.emplace_back(module, out);
     }
     todo = std::move(next);
   }
@@ -707,12 +723,11 @@ std::string FileProjectContext::returned_class(const std::string& from_file, con
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const auto r = resolve_target(root_for(self), self.string(), function);
-  if (!r || r->first == self.string() || text_of(r->first).find("return") == std::string::npos) return {};
-  for (const FunctionSummary& f : parsed_summary_of(r->first)->functions)
-    if (f.qualified == r->second)
-      for (const auto& [i, cls] : f.returned_classes)
-        if (i == index) return cls;
+  // (A module without a return statement returns no class: not parsed.)
+  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  if (!f) return {};
+  for (const auto& [i, cls] : f->returned_classes)
+    if (i == index) return cls;
   return {};
 }
 

@@ -81,7 +81,7 @@ std::string Model::Impl::built_class(TSNode value, TSNode fn, int depth) const {
     const TSNode made = constructed_class(v);
     if (is(made, "identifier") && class_nodes.count(std::string(t(made)))) return "." + std::string(t(made));
     const std::string q = qualname_of(made);
-    return !q.empty() && !library_root(q) && q.find('.') != std::string::npos ? q : std::string();
+    return project_qualname(q) ? q : std::string();
   }
   if (!is(v, "identifier") || depth > 3) return {};
   // `model = Net(...).to(device)` ... `return model`: what every assignment in the function gives it.
@@ -247,14 +247,13 @@ std::string Model::Impl::parameter_class(TSNode name) const {
   const TSNode fn = function_containing(name);
   if (null(fn)) return {};
   const size_t fi = function_index(fn);
-  if (fi == SIZE_MAX || fi >= fn_external.size() || fn_external[fi] < 0) return {};
-  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-  if (e.opaque_args || e.arg_classes.empty()) return {};
+  const StepEntry* e = entry_of(fi);
+  if (!e || e->opaque_args || e->arg_classes.empty()) return {};
   const Function& f = functions[fi];
   const std::string_view param = t(name);
   const long index = call_position(f, param);
   if (index < 0 || bindings().assigns.count(scope_key(fn, param))) return {};
-  for (const auto& [key, cls] : e.arg_classes)
+  for (const auto& [key, cls] : e->arg_classes)
     if (key == param || key == "#" + std::to_string(index)) return cls;
   return {};
 }
@@ -271,7 +270,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
       const std::string q = qualname_of(constructed_class(v));
-      if (!q.empty() && !library_root(q) && q.find('.') != std::string::npos) {
+      if (project_qualname(q)) {
         found = q;
         // A factory of another module that returns an instance of a class imported there
         // (`model = build_model(cfg)` returning `models.Net(cfg)`): that class.
@@ -290,7 +289,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
       for (const auto& [ai, index] : u->second) {
         if (!is(all_assigns[ai].value, "call")) continue;
         const std::string q = qualname_of(field(all_assigns[ai].value, "function"));
-        if (q.empty() || library_root(q) || q.find('.') == std::string::npos) continue;
+        if (!project_qualname(q)) continue;
         std::string made = project_returned_class(q, index);
         if (made.starts_with(".")) made = q.substr(0, q.rfind('.')) + made;
         if (!made.empty()) {
@@ -302,7 +301,9 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   return found;
 }
 
-bool Model::Impl::leaves_project(std::string_view qualname) { return library_root(qualname); }
+bool Model::Impl::project_qualname(std::string_view q) {
+  return !q.empty() && q.find('.') != std::string_view::npos && !library_root(q);
+}
 
 const std::vector<size_t>& Model::Impl::calls_in(size_t fi) const {
   if (!calls_by_fn_) {
@@ -350,7 +351,7 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   if (!c.qualname.empty()) {
     // `maximum_path(...)`, `commons.rand_slice_segments(...)`, `misc.MetricLogger.update` is not
     // written this way (an instance's method), so a qualified name is a function or a class.
-    if (library_root(c.qualname) || c.qualname.find('.') == std::string::npos) return {};
+    if (!project_qualname(c.qualname)) return {};
     return c.qualname;
   }
   // `model(x)`, `self.loss_fn(p, y)`: an instance of an imported class runs its __call__.
@@ -413,7 +414,7 @@ std::string Model::Impl::referenced_target(const CallInfo& c) const {
 std::string Model::project_conv_evidence(const CallInfo& c) const {
   const std::string& q = c.qualname;
   // A class (`model.UNet(...)`) or a factory that returns one (`models.load_model(path)`).
-  if (!impl_->project || library_root(q) || q.find('.') == std::string::npos) return {};
+  if (!impl_->project || !Impl::project_qualname(q)) return {};
   return impl_->project->conv_evidence(impl_->src.path(), q);
 }
 
@@ -447,35 +448,30 @@ std::vector<StepCall> Model::step_calls() const {
       for (TSNode p : c.positional) s.host_args = s.host_args && impl_->host_scalar(p, 0);
       for (const Argument& a : c.keywords) s.host_args = s.host_args && a.name != "**" && impl_->host_scalar(a.value, 0);
       if (!s.opaque_args) {
-        for (size_t i = 0; i < c.positional.size(); ++i)
-          if (impl_->is_backward_target(c.positional[i])) s.loss_positional.push_back(static_cast<uint32_t>(i));
-        for (const Argument& a : c.keywords)
-          if (a.name != "**" && impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
-        for (size_t i = 0; i < c.positional.size(); ++i)
-          if (non_none(c.positional[i], 0)) s.non_none_positional.push_back(static_cast<uint32_t>(i));
         // The batch itself, or a part of it (`batch[1]`, `batch.x`): not an expression that computes
         // from it (`x.cuda()` is its device copy).
         const auto batch_arg = [&](TSNode a) {
           a = unparenthesized(a);
           return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a);
         };
-        for (size_t i = 0; i < c.positional.size(); ++i)
-          if (batch_arg(c.positional[i])) s.batch_positional.push_back(static_cast<uint32_t>(i));
-        for (const Argument& a : c.keywords)
-          if (a.name != "**" && batch_arg(a.value)) s.batch_keywords.emplace_back(a.name);
-        for (const Argument& a : c.keywords)
-          if (a.name != "**" && non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
+        for (size_t i = 0; i < c.positional.size(); ++i) {
+          const TSNode a = c.positional[i];
+          const auto at = static_cast<uint32_t>(i);
+          if (impl_->is_backward_target(a)) s.loss_positional.push_back(at);
+          if (non_none(a, 0)) s.non_none_positional.push_back(at);
+          if (batch_arg(a)) s.batch_positional.push_back(at);
+          if (std::string q = impl_->argument_class(a); !q.empty()) s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
+        }
         const TSNode in = impl_->function_containing(c.node);
-        for (const Argument& a : c.keywords)
-          if (a.name != "**")
-            if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
-              s.keyword_truths.emplace_back(a.name, *truth);
-        for (size_t i = 0; i < c.positional.size(); ++i)
-          if (std::string q = impl_->argument_class(c.positional[i]); !q.empty())
-            s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
-        for (const Argument& a : c.keywords)
-          if (a.name != "**")
-            if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
+        for (const Argument& a : c.keywords) {
+          if (a.name == "**") continue;
+          if (impl_->is_backward_target(a.value)) s.loss_keywords.emplace_back(a.name);
+          if (non_none(a.value, 0)) s.non_none_keywords.emplace_back(a.name);
+          if (batch_arg(a.value)) s.batch_keywords.emplace_back(a.name);
+          if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
+            s.keyword_truths.emplace_back(a.name, *truth);
+          if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
+        }
       }
       if (!s.path.empty() && !cuda)
         for (const auto& e : impl_->external)
@@ -509,11 +505,10 @@ bool Model::non_none(TSNode e, int depth) const {
   bool external_param = false;
   if (const TSNode fn = impl_->function_containing(e); !null(fn)) {
     const size_t fi = impl_->function_index(fn);
-    if (fi != SIZE_MAX && fi < impl_->fn_external.size() && impl_->fn_external[fi] >= 0) {
+    if (const StepEntry* x = impl_->entry_of(fi)) {
       const Impl::Function& f = impl_->functions[fi];
       if (Impl::call_position(f, text(e)) >= 0) {
-        const StepEntry& x = impl_->external[static_cast<size_t>(impl_->fn_external[fi])];
-        if (x.opaque_args || !Impl::binds(x.non_none_positional, x.non_none_keywords, f, text(e))) return false;
+        if (x->opaque_args || !Impl::binds(x->non_none_positional, x->non_none_keywords, f, text(e))) return false;
         external_param = true;
       }
     }
@@ -619,7 +614,7 @@ bool Model::calls_syncing_project_function(const CallInfo& call) const {
 }
 
 bool Model::calls_project_function(const CallInfo& call) const {
-  if (!impl_->project || call.qualname.empty() || Impl::leaves_project(call.qualname)) return false;
+  if (!impl_->project || !Impl::project_qualname(call.qualname)) return false;
   return impl_->project->project_function(impl_->src.path(), call.qualname, nullptr) != nullptr;
 }
 

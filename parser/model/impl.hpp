@@ -483,8 +483,9 @@ struct Model::Impl {
   // file it calls.
   bool function_syncs(size_t fi, int depth) const;
   mutable std::vector<int8_t> function_syncs_memo_;  // per (function, depth): -1 unknown, 0, 1
-  // A dotted name rooted in a library (torch, numpy, os, ...): never the project's.
-  static bool leaves_project(std::string_view qualname);
+  // A dotted name that may be the project's (`utils.post_processing`): not rooted in a library
+  // (torch, numpy, os, ...), and not a builtin's bare name.
+  static bool project_qualname(std::string_view qualname);
   // The inner def that module-level function `function` returns (`def f(): def train(x): ...; return
   // train`), or SIZE_MAX.
   size_t returned_closure(std::string_view function) const;
@@ -677,17 +678,21 @@ struct Model::Impl {
   // The branch of frame `f` is off when the script runs with its argparse defaults (`if args.visdom:`
   // with `--visdom` False; the else of a flag defaulting to True). Cached per `if`: (then, else).
   bool flag_off(const Frame& f, TSNode function) const;
+  // Some frame of `ctx` is such a branch: the code does not run in a default launch.
+  bool switched_off(const Context& ctx) const {
+    return std::any_of(ctx.frames.begin(), ctx.frames.end(), [&](const Frame& f) { return flag_off(f, ctx.function); });
+  }
   mutable std::unordered_map<NodeKey, std::pair<bool, bool>, NodeKeyHash> flag_off_cache;
   // Switches the script trains only with: a flag off by default (`--do_train`, store_true) whose
   // `if` holds every step loop of the file is given whenever the script trains (BERT-NER's
   // run_ner.py raises without --do_train or --do_eval), so its branches are not taken for off.
-  // Keyed by switch_key(); the `if` is kept for the note. Known after find_steps.
+  // Keyed by switch_key(); the `if` is kept for the note. Set by find_step_switches after
+  // find_steps; flag_off consults them once set.
   struct StepSwitch {
     std::string key;
     TSNode statement;
   };
   std::vector<StepSwitch> step_switches;
-  bool step_switches_known = false;
   void find_step_switches();
   // "--do_train" for an option of this file's parser, else the condition's text (`args.do_train`
   // from another file's parser); empty when the condition is no plain flag.
@@ -701,6 +706,10 @@ struct Model::Impl {
   // Where a call passes parameter `param` of `fn` positionally (a method's `self` is the receiver,
   // not an argument), or -1 when it is no parameter of it.
   static long call_position(const Function& fn, std::string_view param);
+  // The entry of another file's step that runs function `fi` (link_external), or null.
+  const StepEntry* entry_of(size_t fi) const {
+    return fi < fn_external.size() && fn_external[fi] >= 0 ? &external[static_cast<size_t>(fn_external[fi])] : nullptr;
+  }
   // Whether facts kept per argument of every call (StepEntry's loss_*, non_none_*) hold for `param`.
   static bool binds(const std::vector<uint32_t>& positions, const std::vector<std::string>& keywords,
                     const Function& fn, std::string_view param);

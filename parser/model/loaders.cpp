@@ -204,9 +204,7 @@ void Model::Impl::collect_loaders() {
       continue;
     // Built in a branch an option's default switches off (`if args.gail:` with --gail off): not
     // built in the default launch, so not the run's loader.
-    if (std::any_of(call_ctx[i].frames.begin(), call_ctx[i].frames.end(),
-                    [&](const Frame& f) { return flag_off(f, call_ctx[i].function); }))
-      continue;
+    if (switched_off(call_ctx[i])) continue;
     DataLoaderInfo d;
     d.call = &c;
     TSNode parent = ts::parent(c.node);

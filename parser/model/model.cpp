@@ -123,7 +123,7 @@ std::string Model::copies_argument(const CallInfo& call, size_t index) const {
     if (std::find(copied.begin(), copied.end(), static_cast<int>(index)) == copied.end()) return {};
     return "line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->functions[fi].node)).line);
   }
-  if (!impl_->project || call.qualname.empty() || call.qualname.find('.') == std::string::npos) return {};
+  if (!impl_->project || !Impl::project_qualname(call.qualname)) return {};
   const ModuleSummary* module = nullptr;
   const FunctionSummary* f = impl_->project->project_function(impl_->src.path(), call.qualname, &module);
   if (!f || !module || f->qualified != f->name ||  // a plain function, not a method
@@ -186,8 +186,7 @@ bool Model::step_loops_run_by_other_files() const {
   if (impl_->step_loop_nodes.empty()) return false;
   for (TSNode loop : impl_->step_loop_nodes) {
     const TSNode fn = impl_->function_containing(loop);
-    const size_t fi = ts_node_is_null(fn) ? SIZE_MAX : impl_->function_index(fn);
-    if (fi == SIZE_MAX || fi >= impl_->fn_external.size() || impl_->fn_external[fi] < 0) return false;
+    if (ts_node_is_null(fn) || !impl_->entry_of(impl_->function_index(fn))) return false;
   }
   return true;
 }
@@ -245,13 +244,12 @@ bool Model::bound_to_step_loss(TSNode name) const {
   const TSNode fn = impl_->function_containing(name);
   if (ts_node_is_null(fn)) return false;
   const size_t fi = impl_->function_index(fn);
-  if (fi == SIZE_MAX || fi >= impl_->fn_external.size() || impl_->fn_external[fi] < 0) return false;
-  const StepEntry& e = impl_->external[static_cast<size_t>(impl_->fn_external[fi])];
-  if (e.opaque_args) return false;
+  const StepEntry* e = impl_->entry_of(fi);
+  if (!e || e->opaque_args) return false;
   const Impl::Function& f = impl_->functions[fi];
   const std::string_view param = impl_->t(name);
   if (Impl::call_position(f, param) < 0 || impl_->bindings().assigns.count(Impl::scope_key(fn, param))) return false;
-  return Impl::binds(e.loss_positional, e.loss_keywords, f, param);
+  return Impl::binds(e->loss_positional, e->loss_keywords, f, param);
 }
 
 bool Model::is_batch_expression(TSNode expr) const {
@@ -358,7 +356,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     s.syncs = impl_->function_syncs(fi, 0);
     for (size_t ci : impl_->calls_in(fi)) {
       const std::string& q = impl_->calls[ci].qualname;
-      if (!q.empty() && q.find('.') != std::string::npos && !impl_->leaves_project(q) &&
+      if (Impl::project_qualname(q) &&
           std::find(s.calls_out.begin(), s.calls_out.end(), q) == s.calls_out.end())
         s.calls_out.push_back(q);
     }
@@ -589,10 +587,7 @@ TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
   return TSNode{};
 }
 
-bool Model::switched_off(TSNode node) const {
-  const Context ctx = impl_->context_by_climbing(node);
-  return std::any_of(ctx.frames.begin(), ctx.frames.end(), [&](const Frame& f) { return impl_->flag_off(f, ctx.function); });
-}
+bool Model::switched_off(TSNode node) const { return impl_->switched_off(impl_->context_by_climbing(node)); }
 
 bool Model::under_condition(TSNode node, TSNode* condition) const {
   Context ctx = impl_->context_by_climbing(node);

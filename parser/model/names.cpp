@@ -136,8 +136,7 @@ void Model::Impl::choose_conditional_imports() {
       const ConditionalAlias& a = conditional_aliases[j];
       if (a.local != local) continue;
       several = several || j != i;
-      if (std::none_of(a.ctx.frames.begin(), a.ctx.frames.end(), [&](const Frame& f) { return flag_off(f, a.ctx.function); }))
-        chosen = &a;
+      if (!switched_off(a.ctx)) chosen = &a;
     }
     if (!several || !chosen || aliases[local] == chosen->qualified) continue;
     aliases[local] = chosen->qualified;

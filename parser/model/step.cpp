@@ -440,7 +440,7 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
     if ((v.from_option && icontains(v.from_option->dest, w)) ||
         (v.from_imported_option && icontains(t(field(f.node, "condition")), w)))
       truth = -1;
-  if (truth != -1 && step_switches_known && !step_switches.empty()) {
+  if (truth != -1 && !step_switches.empty()) {
     const std::string k = switch_key(field(f.node, "condition"), v);
     if (!k.empty() && std::any_of(step_switches.begin(), step_switches.end(),
                                   [&](const StepSwitch& s) { return s.key == k; }))
@@ -460,7 +460,6 @@ std::string Model::Impl::switch_key(TSNode condition, const Value& v) const {
 }
 
 void Model::Impl::find_step_switches() {
-  step_switches_known = true;
   if (step_loop_nodes.empty()) return;
   // Every step loop must sit under a branch the defaults switch off: one step that runs by default
   // (`if args.amp: <amp loop> else: <fp32 loop>`) makes the flag a choice between two steps.
@@ -488,8 +487,7 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   StepWhere w;
   if (!any_step) return w;
   // A branch an argparse flag's default switches off runs in no default launch.
-  for (const Frame& f : ctx.frames)
-    if (flag_off(f, ctx.function)) return w;
+  if (switched_off(ctx)) return w;
   // Innermost step loop among the frames; guards after it count.
   for (size_t i = ctx.frames.size(); i-- > 0;) {
     const Frame& f = ctx.frames[i];
@@ -511,16 +509,15 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
   w = function_step_where(fi, depth);
   if (w.in() && off_by_default(fi, ctx)) return StepWhere{};
-  // Run by other files' steps that pass only host scalars (`logger.update(loss=loss.item())`): a
-  // branch for tensors (`if isinstance(v, torch.Tensor): v = v.item()`) does not run.
-  if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external &&
-      external[static_cast<size_t>(w.external)].host_args && under_tensor_test(ctx))
-    return StepWhere{};
-  // Handed the step's batch and testing its shape (`if len(data) == 6:`): which branch the step's
-  // batches take is not known here (FastSpeech2's to_device serves training and synthesis batches).
-  if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external &&
-      under_batch_test(fi, ctx))
-    return StepWhere{};
+  // Run directly by other files' steps:
+  if (w.external >= 0 && w.loop < 0 && fi < fn_external.size() && fn_external[fi] == w.external) {
+    // that pass only host scalars (`logger.update(loss=loss.item())`): a branch for tensors (`if
+    // isinstance(v, torch.Tensor): v = v.item()`) does not run;
+    if (external[static_cast<size_t>(w.external)].host_args && under_tensor_test(ctx)) return StepWhere{};
+    // that hand over their batch, tested here for its shape (`if len(data) == 6:`): which branch the
+    // step's batches take is not known (FastSpeech2's to_device serves training and synthesis).
+    if (under_batch_test(fi, ctx)) return StepWhere{};
+  }
   if (w.in() && !w.guard)
     for (const auto& f : ctx.frames)
       if (guarded(f)) { w.guard = &f; break; }
@@ -649,15 +646,15 @@ std::optional<bool> Model::Impl::none_test_truth(size_t fi, TSNode cond) const {
   if (op != "is" && op != "is not") return std::nullopt;
   const Function& fn = functions[fi];
   const std::string_view param = t(left);
-  if (call_position(fn, param) < 0 || fi >= fn_external.size() || fn_external[fi] < 0) return std::nullopt;
+  const StepEntry* e = entry_of(fi);
+  if (call_position(fn, param) < 0 || !e) return std::nullopt;
   // Not rebound in the function before the test.
   if (assigned_between(fn.node, param, ts_node_start_byte(fn.node), ts_node_start_byte(cond))) return std::nullopt;
   // Only other files' steps run it, and every one of their calls passes a value certainly not None
   // (glow-tts' commons.squeeze(x, x_mask, ...) with the decoder's mask): `p is None` is false.
   for (size_t i : callers[fi])
     if (step_where(call_ctx[i], 1).in()) return std::nullopt;
-  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-  if (e.opaque_args || !binds(e.non_none_positional, e.non_none_keywords, fn, param)) return std::nullopt;
+  if (e->opaque_args || !binds(e->non_none_positional, e->non_none_keywords, fn, param)) return std::nullopt;
   return op == "is not";
 }
 
@@ -686,17 +683,16 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
     }
     if (index >= 0 && static_cast<long>(c.positional.size()) > index) return std::nullopt;
   }
-  if (fi < fn_external.size() && fn_external[fi] >= 0) {
-    const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-    if (e.opaque_args) return std::nullopt;
+  if (const StepEntry* e = entry_of(fi)) {
+    if (e->opaque_args) return std::nullopt;
     // Passed by another file's step: only the same known value as the default's, by every call
     // (glow-tts' `generator(x, ..., gen=False)` for `def forward(..., gen=False)`).
-    if (std::find(e.keywords.begin(), e.keywords.end(), param) != e.keywords.end()) {
-      const auto passed = std::find_if(e.keyword_truths.begin(), e.keyword_truths.end(),
+    if (std::find(e->keywords.begin(), e->keywords.end(), param) != e->keywords.end()) {
+      const auto passed = std::find_if(e->keyword_truths.begin(), e->keyword_truths.end(),
                                        [&](const auto& kt) { return kt.first == param; });
-      if (passed == e.keyword_truths.end() || passed->second != *truth) return std::nullopt;
+      if (passed == e->keyword_truths.end() || passed->second != *truth) return std::nullopt;
     }
-    if (index >= 0 && static_cast<long>(e.positional) > index) return std::nullopt;
+    if (index >= 0 && static_cast<long>(e->positional) > index) return std::nullopt;
   }
   return truth;
 }
@@ -807,10 +803,9 @@ int Model::Impl::batch_loop(TSNode expr) const {
 }
 
 bool Model::Impl::batch_parameter(size_t fi, std::string_view param) const {
-  if (fi >= fn_external.size() || fn_external[fi] < 0) return false;
-  const StepEntry& e = external[static_cast<size_t>(fn_external[fi])];
-  if (e.opaque_args || (e.batch_positional.empty() && e.batch_keywords.empty())) return false;
-  return call_position(functions[fi], param) >= 0 && binds(e.batch_positional, e.batch_keywords, functions[fi], param);
+  const StepEntry* e = entry_of(fi);
+  if (!e || e->opaque_args || (e->batch_positional.empty() && e->batch_keywords.empty())) return false;
+  return call_position(functions[fi], param) >= 0 && binds(e->batch_positional, e->batch_keywords, functions[fi], param);
 }
 
 bool Model::Impl::under_batch_test(size_t fi, const Context& ctx) const {
