@@ -4,10 +4,12 @@
 # short still returns what it measured). Run from the repository root, with a release build of
 # perflint (+ libperflint_cupti.so and shim/) in $BUILD and a CUDA PyTorch in $PYTHON:
 #   OUT=/tmp/gpu BUILD=build PYTHON=python3 bash tests/probe/gpu/run_gpu_checks.sh
-# Stages: facts; independent A/B of every planted script and its hand-fixed twin (ab.py, CUDA
-# events); perflint-calibrate built against this PyTorch and `perflint calibrate --device cuda`;
-# `perflint --probe --verify` with CUPTI on every planted script; probe overhead (shim only, and with
-# CUPTI); torch.compile counters with and without the shim; CUPTI held by torch.profiler.
+# Stages, most informative first, each skipped (saying so) when it would run past DEADLINE seconds:
+# facts; independent A/B of every planted script and its hand-fixed twin (ab.py, CUDA events);
+# perflint-calibrate built against this PyTorch and `perflint calibrate --device cuda`; `perflint
+# --probe --verify` with CUPTI on every planted script (summarize.py sets each report beside its A/B);
+# CUPTI held by torch.profiler; probe overhead (with CUPTI, then shim only); torch.compile counters
+# with and without the shim.
 set -u
 OUT=${OUT:-/tmp/gpu-checks}
 BUILD=${BUILD:-build}
@@ -17,7 +19,7 @@ W=$(mktemp -d)
 mkdir -p "$OUT"
 exec > >(tee "$OUT/driver.log") 2>&1
 stage() { echo; echo "== $(date -u +%T) $*"; }
-pack() { tar czf "$OUT/results.tgz.tmp" -C "$W" . && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
+pack() { tar czf "$OUT/results.tgz.tmp" --exclude=./cal -C "$W" . && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
 PL=$(realpath "$BUILD/perflint")
 
 stage facts
@@ -34,44 +36,67 @@ prefix=$("$PYTHON" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)'
   timeout 300 nice ninja -C "$W/cal" >> "$W/cal_build.log" 2>&1 ) &
 cal_pid=$!
 
+# Device time is scarce: every stage checks the clock (DEADLINE, seconds since the start) and is
+# skipped, saying so, when it would not finish; the scripts go most informative first.
+DEADLINE=${DEADLINE:-520}
+SCRIPTS=${SCRIPTS:-"tf32_off anomaly checkpointed clean item_sync pageable_copies cudnn_off nonblocking_unpinned"}
+fits() { if (( SECONDS + $1 > DEADLINE )); then echo "skipped (deadline: ${SECONDS}s of ${DEADLINE}s used, needs ~$1s): $2"; return 1; fi; }
+
 stage "A/B: each planted script and its hand-fixed twin, timed with CUDA events (ab.py)"
-for s in pageable_copies nonblocking_unpinned item_sync tf32_off anomaly checkpointed cudnn_off; do
+for s in $SCRIPTS; do
   for v in "$s" "${s}_fixed"; do
+    [ -f "$G/$v.py" ] || continue
+    fits 20 "ab $v" || continue
     timeout 90 "$PYTHON" $G/ab.py --warmup 5 --steps 30 $G/$v.py >> "$W/ab.jsonl" 2> "$W/ab_$v.err" || echo "ab $v: exit $?"
+    tail -1 "$W/ab.jsonl"
   done
-  tail -2 "$W/ab.jsonl"
 done
-timeout 90 "$PYTHON" $G/ab.py --warmup 5 --steps 30 $G/clean.py >> "$W/ab.jsonl" 2> "$W/ab_clean.err"
-tail -1 "$W/ab.jsonl"
 pack
 
 stage "perflint calibrate --device cuda (perflint-calibrate built against this PyTorch)"
-if wait "$cal_pid"; then
+# Waits at most a minute for the build; a build still running then is stopped and the stage skipped.
+for _ in $(seq 30); do kill -0 "$cal_pid" 2>/dev/null || break; sleep 2; done
+kill -0 "$cal_pid" 2>/dev/null && { echo "calibrate build still running at ${SECONDS}s: stopped"; kill "$cal_pid"; }
+if fits 90 calibrate && wait "$cal_pid" && [ -x "$W/cal/perflint-calibrate" ]; then
   cp "$W/cal/perflint-calibrate" "$BUILD/"
-  timeout 150 "$PL" calibrate --device cuda --quick 2>&1 | tee "$W/calibrate.txt"
+  timeout 90 "$PL" calibrate --device cuda --quick 2>&1 | tee "$W/calibrate.txt"
   "$PL" calibrate --show 2>&1 | tee "$W/calibrate_show.txt"
 else
-  echo "calibrate build failed:"; tail -30 "$W/cal_build.log"
+  echo "calibrate not run:"; tail -5 "$W/cal_build.log"
 fi
 pack
 
 stage "probe --verify with CUPTI on every planted script"
-for s in pageable_copies nonblocking_unpinned item_sync tf32_off anomaly checkpointed cudnn_off clean; do
-  PERFLINT_CUPTI=1 timeout 200 "$PL" --isolated --probe --verify --verify-runs 2 --warmup 3 --steps 10 \
+for s in $SCRIPTS; do
+  fits 60 "probe $s" || continue
+  PERFLINT_CUPTI=1 timeout 150 "$PL" --isolated --probe --verify --verify-runs 2 --warmup 3 --steps 10 \
       --timeout 60 --python "$PYTHON" --evidence-dir "$W/ev_$s" --trace "$W/trace_$s.json" \
       --output-format json -o "$W/probe_$s.json" $G/$s.py 2> "$W/probe_$s.err"
-  echo "probe $s: exit $?"; tail -3 "$W/probe_$s.err"
-  ls "$W/ev_$s" 2>/dev/null | head -5
+  echo "probe $s: exit $? at ${SECONDS}s"; tail -3 "$W/probe_$s.err"
+  "$PYTHON" $G/summarize.py "$W" 2>&1 | awk -v s="$s:" '$1 == s { p = 1; print; next } /^[^ ]/ { p = 0 } p'
   pack
 done
 
-stage "probe overhead: shim only, then with CUPTI"
+stage "CUPTI held by torch.profiler"
+if fits 40 profiled; then
+  PERFLINT_CUPTI=1 timeout 90 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 60 --python "$PYTHON" \
+      --evidence-dir "$W/ev_profiled" --output-format json -o "$W/probe_profiled.json" $G/profiled.py 2> "$W/probe_profiled.err"
+  echo "probe profiled: exit $?"; tail -5 "$W/probe_profiled.err"
+  "$PYTHON" $G/summarize.py "$W" 2>&1 | awk '$1 == "profiled:" { p = 1; print; next } /^[^ ]/ { p = 0 } p'
+  pack
+fi
+
+stage "probe overhead: with CUPTI, then shim only"
+fits 60 overhead && {
 WL="--device cuda --width 4096 --depth 8 --batch 4096"
-WORKLOAD_ARGS="$WL" TARGET=1.03 BUILD="$BUILD" PYTHON="$PYTHON" STEPS=25 PAIRS=2 timeout 150 bash bench/probe_overhead.sh 2>&1 | tee "$W/overhead_shim.txt"
-PERFLINT_CUPTI=1 WORKLOAD_ARGS="$WL" TARGET=1.10 BUILD="$BUILD" PYTHON="$PYTHON" STEPS=25 PAIRS=2 timeout 150 bash bench/probe_overhead.sh 2>&1 | tee "$W/overhead_cupti.txt"
+PERFLINT_CUPTI=1 WORKLOAD_ARGS="$WL" TARGET=1.10 BUILD="$BUILD" PYTHON="$PYTHON" STEPS=25 PAIRS=2 timeout 100 bash bench/probe_overhead.sh 2>&1 | tee "$W/overhead_cupti.txt"
 pack
+fits 50 "overhead, shim only" && WORKLOAD_ARGS="$WL" TARGET=1.03 BUILD="$BUILD" PYTHON="$PYTHON" STEPS=25 PAIRS=2 timeout 100 bash bench/probe_overhead.sh 2>&1 | tee "$W/overhead_shim.txt"
+pack
+}
 
 stage "torch.compile: dynamo counters bare and under the probe"
+fits 90 compile && {
 PERFLINT_GPU_COUNTERS="$W/counters_bare.json" timeout 150 "$PYTHON" $G/ab.py --warmup 3 --steps 10 $G/compiled.py > "$W/compiled_bare.txt" 2>&1
 cat "$W/compiled_bare.txt" | tail -3
 PERFLINT_GPU_COUNTERS="$W/counters_probe.json" timeout 150 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 120 \
@@ -88,9 +113,7 @@ print("recompiles/graph breaks bare", a.get("recompiles"), a.get("graph_break"),
 PY
 pack
 
-stage "CUPTI held by torch.profiler"
-PERFLINT_CUPTI=1 timeout 120 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 90 --python "$PYTHON" \
-    --evidence-dir "$W/ev_profiled" --output-format json -o "$W/probe_profiled.json" $G/profiled.py 2> "$W/probe_profiled.err"
-echo "probe profiled: exit $?"; tail -5 "$W/probe_profiled.err"; cat "$W"/ev_profiled/*cupti* 2>/dev/null | head -c 400
+}
+"$PYTHON" $G/summarize.py "$W" > "$W/summary.txt" 2>&1
 pack
-stage done
+stage "done at ${SECONDS}s"
