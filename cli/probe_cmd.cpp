@@ -415,10 +415,7 @@ bool verify_fixes(const Options& o, const probe::RunnerOptions& base, const prob
     bool has_cost = false;
     for (Finding* f : by_fix[fix]) {
       f->verdict->verification = result;
-      if (result.status == "measured" && f->verdict->state == Verdict::State::Inconclusive) {
-        f->verdict->state = Verdict::State::Confirmed;  // a saving beyond the noise settles it
-        f->verdict->evidence += "; confirmed by --verify";
-      }
+      probe::apply_verification(*f->verdict, result, b);
       if (f->verdict->cost_ms_per_step) {
         cost = std::max(cost, *f->verdict->cost_ms_per_step);
         has_cost = true;

@@ -139,6 +139,30 @@ void add_repeat(Verification& v, const Baseline& baseline, const Evidence& again
   settle(v, baseline);
 }
 
+void apply_verification(Verdict& verdict, const Verification& result, const Baseline& baseline) {
+  using State = Verdict::State;
+  if (verdict.state != State::Confirmed && verdict.state != State::Inconclusive) return;
+  const double saving = result.saving_ms_per_step.value_or(0.0);
+  char buf[200];
+  if (result.status == "measured") {
+    if (verdict.state == State::Inconclusive) {
+      verdict.state = State::Confirmed;  // a saving beyond the noise settles it
+      verdict.evidence += "; confirmed by --verify";
+    }
+  } else if (result.status == "slower") {
+    std::snprintf(buf, sizeof buf, "; refuted by --verify: its fix made the step slower by %.3g ms", -saving);
+    verdict.state = State::Refuted;
+    verdict.evidence += buf;
+  } else if (result.status == "no-effect" && verdict.state == State::Confirmed) {
+    const bool negligible = baseline.median_ms > 0.0 && std::abs(saving) < kNegligibleShare * baseline.median_ms;
+    std::snprintf(buf, sizeof buf, "%.3g ms/step (%.1f%% of the step), within the noise (%.3g ms)", saving,
+                  baseline.median_ms > 0.0 ? saving / baseline.median_ms * 100.0 : 0.0, baseline.spread_ms);
+    verdict.state = negligible ? State::Refuted : State::Inconclusive;
+    verdict.evidence += negligible ? std::string("; refuted by --verify: its fix saved ") + buf
+                                   : std::string("; not confirmed by --verify: its fix saved ") + buf;
+  }
+}
+
 std::string fix_label(const std::string& fix, const std::string& script_dir) {
   const size_t at = fix.find('@');
   const std::string what = fix.substr(0, at);

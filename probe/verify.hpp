@@ -60,6 +60,17 @@ bool wants_confirmation(const Verification& v);
 // apply the fix leaves the first result unchanged except for a note in `error`.
 void add_repeat(Verification& v, const Baseline& baseline, const Evidence& again);
 
+// What --verify's runs of a finding's fix say of its verdict (Confirmed or Inconclusive before):
+// - a saving beyond the noise confirms an inconclusive verdict;
+// - a fix that made the step slower (every run, repeated) refutes it;
+// - a fix with no effect beyond the noise refutes a confirmed verdict when its saving is also under
+//   kNegligibleShare of the step (the trace counted time the step does not wait on: on an H100,
+//   4.1 ms/step of convolution kernels with cudnn.benchmark off, and benchmark on saved 0.02 ms),
+//   else makes it inconclusive (a saving the noise may hide: a loader-bound step).
+// A noisy, broken or unapplied fix leaves the verdict as it was.
+inline constexpr double kNegligibleShare = 0.03;
+void apply_verification(Verdict& verdict, const Verification& result, const Baseline& baseline);
+
 // What a fix does, for people: "num_workers=2 at train.py:20", "anomaly detection off". Sites are
 // shown relative to `script_dir` when they are inside it.
 std::string fix_label(const std::string& fix, const std::string& script_dir);

@@ -524,6 +524,8 @@ TEST(ProbeCliVerify, AFixWithNoEffectIsReportedAsSuch) {
   EXPECT_EQ(v->string("fix"), "no_anomaly");
   EXPECT_EQ(v->string("label"), "anomaly detection off");
   EXPECT_EQ(v->string("status"), "no-effect") << r.out;
+  // Anomaly mode was on (confirmed by the run), but its fix saved nothing: the verdict says so.
+  EXPECT_NE(finding(*doc, "PFL301")->get("verdict")->string("state"), "confirmed") << r.out;
   // The only fix: the all-fixes result is that same run, not a second one that could contradict it.
   const jsonr::Node* all = doc->get("probe")->get("verify")->get("all_fixes");
   EXPECT_EQ(all->string("status"), v->string("status")) << r.out;

@@ -139,5 +139,52 @@ TEST(ProbeVerify, FixesAreNamedByWhatTheyDo) {
   EXPECT_EQ(fix_label("something_new", ""), "something_new");  // an id the labels do not know yet
 }
 
+TEST(ProbeVerify, TheFixsRunsSettleTheVerdict) {
+  const Baseline b = make_baseline({{12.9, 0.0}, {12.95, 0.0}});  // median 12.925, spread 1.2925
+  auto verdict = [](Verdict::State state) {
+    Verdict v;
+    v.state = state;
+    v.cost_ms_per_step = 4.08;  // what the trace counted: an upper bound
+    v.evidence = "4.08 ms per step in convolution kernels";
+    return v;
+  };
+  // No effect and under 3% of the step: what the trace counted is not what the step waits on (an
+  // H100 with cudnn.benchmark off: 4.1 ms of convolutions, benchmark on saved 0.02 ms).
+  Verdict none = verdict(Verdict::State::Confirmed);
+  apply_verification(none, compare("cudnn_benchmark", b, run(12.94)), b);
+  EXPECT_EQ(none.state, Verdict::State::Refuted);
+  EXPECT_NE(none.evidence.find("refuted by --verify: its fix saved -0.015 ms/step"), std::string::npos) << none.evidence;
+  // No effect beyond the noise, but a saving the noise may hide (8% of the step): not confirmed.
+  Verdict hidden = verdict(Verdict::State::Confirmed);
+  apply_verification(hidden, compare("non_blocking", b, run(11.9)), b);
+  EXPECT_EQ(hidden.state, Verdict::State::Inconclusive);
+  EXPECT_NE(hidden.evidence.find("not confirmed by --verify"), std::string::npos) << hidden.evidence;
+  // Slower in every run: refuted, confirmed or not before.
+  for (auto state : {Verdict::State::Confirmed, Verdict::State::Inconclusive}) {
+    Verdict slow = verdict(state);
+    Verification v = compare("cudnn_benchmark", b, run(16.0));
+    add_repeat(v, b, run(15.425));
+    apply_verification(slow, v, b);
+    EXPECT_EQ(slow.state, Verdict::State::Refuted);
+    EXPECT_NE(slow.evidence.find("made the step slower by 2.5 ms"), std::string::npos) << slow.evidence;
+  }
+  // A measured saving confirms an inconclusive verdict and leaves a confirmed one.
+  Verdict open = verdict(Verdict::State::Inconclusive);
+  apply_verification(open, compare("tf32", b, run(5.0)), b);
+  EXPECT_EQ(open.state, Verdict::State::Confirmed);
+  // Noisy, broken, or an inconclusive verdict whose fix had no effect: the verdict stays.
+  Verification noisy = compare("tf32", b, run(5.0));
+  add_repeat(noisy, b, run(20.0));
+  ASSERT_EQ(noisy.status, "noisy");
+  Verdict kept = verdict(Verdict::State::Confirmed);
+  apply_verification(kept, noisy, b);
+  EXPECT_EQ(kept.state, Verdict::State::Confirmed);
+  apply_verification(kept, compare("tf32", b, run(5.0, "crash")), b);
+  EXPECT_EQ(kept.state, Verdict::State::Confirmed);
+  Verdict still = verdict(Verdict::State::Inconclusive);
+  apply_verification(still, compare("tf32", b, run(12.94)), b);
+  EXPECT_EQ(still.state, Verdict::State::Inconclusive);
+}
+
 }  // namespace
 }  // namespace perflint::probe

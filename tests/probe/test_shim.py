@@ -101,6 +101,28 @@ class ShimTest(unittest.TestCase):
         self.assertIn("boom at step 3", ev["exit"]["traceback"])
         self.assertEqual(len(ev["steps"]), 2)
 
+    def test_a_script_that_does_not_compile_is_a_crash_with_its_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.py")
+            with open(bad, "w") as f:
+                f.write("import torch\nfor x in range(3)\n    pass\n")
+            code, ev, log = probe(bad)
+        self.assertEqual(code, 1, log)
+        self.assertEqual(ev["exit"]["reason"], "crash")
+        self.assertIn("SyntaxError", ev["exit"]["traceback"])
+        self.assertIn("bad.py", ev["exit"]["traceback"])
+
+    def test_reads_are_the_users_not_torchs_own(self):
+        code, ev, log = probe("adam_reads.py", steps=4, warmup=1)
+        self.assertEqual(code, 0, log)
+        sites = {}
+        for s in ev["steps"]:
+            for r in s["syncs"]:
+                sites[r["site"].rsplit("/", 1)[-1]] = sites.get(r["site"].rsplit("/", 1)[-1], 0) + r["count"]
+        # Only the script's own read, every other step: none at opt.step() (Adam's internal reads).
+        self.assertEqual(set(sites), {"adam_reads.py:14"}, ev["steps"])
+        self.assertIn(sites["adam_reads.py:14"], (2, 3))
+
     def test_early_sys_exit_keeps_the_code(self):
         code, ev, log = probe("early_exit.py")
         self.assertEqual(code, 3)
@@ -120,6 +142,10 @@ class ShimTest(unittest.TestCase):
         code, ev, log = probe("args_and_workers.py", "--lr", "0.05", "--tag", "x y")
         self.assertEqual(code, 0, log)
         self.assertIn("args: 0.05 x y", log)
+        # The script runs from the shim's top-level frame (runpy's two for `-m`, the shim's module):
+        # anomaly mode records this stack at every op, so each extra frame is a per-step cost.
+        frames = int(log.split("frames under the script: ")[1].split()[0])
+        self.assertLessEqual(frames, 3, log)
         (loader,) = ev["dataloaders"]
         self.assertEqual(loader["num_workers"], 2)
         self.assertTrue(loader["persistent_workers"])

@@ -42,8 +42,20 @@ def main(argv):
     probe = Probe(steps=opts.steps, warmup=opts.warmup, out=opts.out, apply=requested)
     if opts.module:
         return probe.run_module(opts.module, args)
-    return probe.run(script, args)
+    prepared = probe.prepare(script, args)
+    return prepared if isinstance(prepared, int) else (probe,) + prepared
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # A script runs from this frame, not from main(): the fewer frames of ours under the script's,
+    # the less its stack costs where torch records it (anomaly mode: at every op).
+    _prepared = main(sys.argv[1:])
+    if not isinstance(_prepared, tuple):
+        sys.exit(_prepared)
+    _probe, _code, _module = _prepared
+    del _prepared
+    try:
+        exec(_code, _module.__dict__)
+    except BaseException as _e:
+        sys.exit(_probe.finish(_e))
+    sys.exit(_probe.finish(None))

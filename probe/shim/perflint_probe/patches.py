@@ -178,22 +178,28 @@ def install(probe):
         if orig is not None:
             setattr(cp, name, _timed_checkpoint(orig, probe))
 
-    # ---- autocast seen in forward -------------------------------------------------------------
+    # ---- forward: autocast seen, nn.Linear shapes, the forward phase (outermost module call) -----
+    # One pre-hook and one post-hook for every module call: they run for each of the model's modules
+    # every step, so a host-bound step of many small modules pays for each hook call.
     module_mod = torch.nn.modules.module
-    if hasattr(module_mod, "register_module_forward_pre_hook"):
+    if hasattr(module_mod, "register_module_forward_pre_hook") and hasattr(module_mod, "register_module_forward_hook"):
         cpu_autocast = getattr(torch, "is_autocast_cpu_enabled", lambda: False)
-
+        autocast_enabled = torch.is_autocast_enabled
         linear = torch.nn.Linear
         shapes = probe.gemm_shapes
 
-        def pre_hook(module, inputs):
+        def forward_enter(module, inputs):
             # Inside torch.compile's tracing, touching the probe's objects would make Dynamo guard
             # on them (a new StepCounters every step: a recompile every step). Checked first.
             if compiling(torch):
                 return
             c = probe.current
-            if not c.autocast and (torch.is_autocast_enabled() or cpu_autocast()):
+            if not c.autocast and (autocast_enabled() or cpu_autocast()):
                 c.autocast = True
+            ph = c.phases
+            if ph.forward_depth == 0 and not ph.in_backward:
+                _gpu_start(probe, "forward")
+            ph.forward_enter()
             # The GEMM shapes the model runs (nn.Linear: (M x K) @ (K x N)), for `perflint calibrate
             # --gemm` and the estimates; other matmuls are not seen.
             if type(module) is linear or isinstance(module, linear):
@@ -204,17 +210,6 @@ def install(probe):
                 except Exception:
                     return
                 shapes[key] = shapes.get(key, 0) + 1
-
-        module_mod.register_module_forward_pre_hook(pre_hook)
-
-    # ---- phases: forward (outermost module call) and host-to-device copies ---------------------
-    if hasattr(module_mod, "register_module_forward_pre_hook") and hasattr(module_mod, "register_module_forward_hook"):
-        def forward_enter(module, inputs):
-            if not compiling(torch):
-                ph = probe.current.phases
-                if ph.forward_depth == 0 and not ph.in_backward:
-                    _gpu_start(probe, "forward")
-                ph.forward_enter()
 
         def forward_exit(module, inputs, output):
             if not compiling(torch):
@@ -351,13 +346,20 @@ def _timed_collective(orig, probe):
     return collective
 
 
+_is_compiling = []  # the check, once found (called for every module call: looked up once)
+
+
 def compiling(torch):
     """True while TorchDynamo traces (torch.compile); False on torch 1.x."""
-    compiler = getattr(torch, "compiler", None)
-    check = getattr(compiler, "is_compiling", None)
-    if check is None:
+    if _is_compiling:
+        return bool(_is_compiling[0]())
+    check = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    if check is None:  # torch 2.0-2.2: Dynamo's own, once torch._dynamo is imported; torch 1.x: none
         check = getattr(sys.modules.get("torch._dynamo"), "is_compiling", None)
-    return bool(check()) if check is not None else False
+    if check is None:
+        return False
+    _is_compiling.append(check)
+    return bool(check())
 
 
 def _wrap_step(cls, probe):
@@ -416,7 +418,12 @@ def _counting(orig, op, probe, torch_dir):
     @functools.wraps(orig)
     def wrapper(self, *args, **kwargs):
         if not compiling(probe.torch) and probe.in_user_code():
-            probe.count_sync(op, _user_site(torch_dir), self.is_cuda)
+            # torch's own reads of host tensors (Adam's step count on torch 1.x, checkpoint's
+            # bookkeeping on 2.x: 96 a step) are no read the user wrote and no wait on the device;
+            # a read of a CUDA tensor is a sync whoever makes it, counted at the user's line.
+            cuda = self.is_cuda
+            if cuda or not sys._getframe(1).f_code.co_filename.startswith(torch_dir):
+                probe.count_sync(op, _user_site(torch_dir), cuda)
         return orig(self, *args, **kwargs)
 
     return wrapper

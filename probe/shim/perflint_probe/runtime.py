@@ -121,12 +121,50 @@ class Probe:
         return None
 
     def run(self, script, args):
+        """Runs SCRIPT under the probe (as `python SCRIPT ARGS`); returns the exit code."""
+        prepared = self.prepare(script, args)
+        if isinstance(prepared, int):
+            return prepared
+        code, module = prepared
+        try:
+            exec(code, module.__dict__)
+        except BaseException as e:
+            return self.finish(e)
+        return self.finish(None)
+
+    def prepare(self, script, args):
+        """Sets up for SCRIPT: the exit code when it cannot start, else (code, module): its code
+        compiled and the `__main__` module to exec it in, which `perflint_probe.__main__` does from
+        its own top-level frame. That is runpy.run_path for a .py file without its frames: autograd's
+        anomaly mode records the Python stack at every op, and every frame of ours on that stack was
+        a cost the bare script does not pay (+19% per step with ten frames). Anything but a plain
+        source file (a directory, a zip, a .pyc) still goes through runpy."""
         sys.argv = [script] + list(args)
         sys.path[0] = os.path.dirname(os.path.abspath(script))
         code = self.setup(script)
         if code is not None:
             return code
-        return self._run(lambda: runpy.run_path(self.script, run_name="__main__"))
+        try:
+            if not os.path.isfile(self.script) or self.script.endswith((".pyc", ".pyo")):
+                raise ValueError("not a source file")
+            with open(self.script, "rb") as f:
+                source = f.read()
+            if source[:4] == b"PK\x03\x04":
+                raise ValueError("a zip archive")
+            compiled = compile(source, script, "exec", dont_inherit=True)
+        except SyntaxError:
+            compiled = None  # raised again by runpy, reported as the script's crash
+        except (OSError, ValueError):
+            compiled = None
+        if compiled is None:
+            return compile("import runpy\nrunpy.run_path(%r, run_name='__main__')\n" % self.script,
+                           "<perflint probe>", "exec"), _main_module(None)
+        return compiled, _main_module(script)
+
+    def finish(self, exc):
+        """After the script's code returned (exc None) or raised EXC: records how it ended, writes
+        the evidence and returns the exit code."""
+        return self._run(lambda: _reraise(exc))
 
     def run_module(self, module, args):
         """`python -m MODULE ARGS` under the probe: the current directory first on sys.path, as there."""
@@ -519,3 +557,22 @@ def _flush_and_exit(code):
         except Exception:
             pass
     os._exit(code)
+
+
+def _reraise(exc):
+    if exc is not None:
+        raise exc
+
+
+def _main_module(path):
+    """A fresh `__main__` module for the script, in sys.modules as runpy puts it (pickle and
+    multiprocessing look classes up there), with the globals runpy.run_path gives a source file."""
+    import types
+
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __cached__=None, __loader__=None, __package__=None, __spec__=None,
+                           __builtins__=__builtins__)
+    if path is None:
+        del module.__file__
+    sys.modules["__main__"] = module
+    return module

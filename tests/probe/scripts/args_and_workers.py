@@ -1,7 +1,10 @@
-"""Script arguments after --, __file__ and __name__ as a script expects, DataLoader worker processes."""
+"""Script arguments after --, __file__ and __name__ as a script expects, DataLoader worker processes,
+its classes picklable through sys.modules["__main__"], and how many frames run it."""
 import argparse
 import os
+import pickle
 import sys
+import traceback
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -9,6 +12,15 @@ from torch.utils.data import DataLoader, TensorDataset
 assert __name__ == "__main__"
 assert os.path.basename(__file__) == "args_and_workers.py"
 assert os.path.dirname(os.path.abspath(__file__)) in [os.path.abspath(p) for p in sys.path]
+assert sys.modules["__main__"].__dict__ is globals()
+
+
+class Point:
+    pass
+
+
+assert type(pickle.loads(pickle.dumps(Point()))) is Point
+print("frames under the script:", len(traceback.extract_stack()) - 1, flush=True)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--lr", type=float, required=True)
