@@ -303,6 +303,22 @@ bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std
   return false;
 }
 
+// A torch function whose result is a tensor computed from its arguments (`torch.sum(a == b)`,
+// `torch.mean(x)`), as is_tensor_like reads a direct call; not a factory making a host tensor
+// (`torch.zeros(n)`, `torch.arange(k)` without device=: where it lives is not the step's).
+bool torch_tensor_result(const Model& model, TSNode v) {
+  v = unparen(v);
+  if (ts_node_is_null(v) || !is(v, "call")) return false;
+  const CallInfo* c = model.call(v);
+  if (!c || !starts_with(c->qualname, "torch.") || torch_non_tensor(c->qualname)) return false;
+  static constexpr std::string_view kFactories[] = {
+      "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange", "torch.range", "torch.linspace",
+      "torch.logspace", "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.eye",
+      "torch.empty_strided", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson"};
+  if (std::find(std::begin(kFactories), std::end(kFactories), c->qualname) != std::end(kFactories)) return false;
+  return !c->positional.empty() || !c->keywords.empty();
+}
+
 }  // namespace
 
 namespace {
@@ -348,6 +364,14 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return is_tensor_test(model, unparen(v)); }))
           if (const TSNode v = unparen(reaching_value(model, n).value); is_tensor_test(model, v))
+            todo.emplace_back(v, depth + 1);
+      }
+      // A name bound, where it is read, to a torch function's tensor (`corr = torch.sum(SR == GT)`
+      // then `float(corr)`): read as the call itself would be.
+      if (depth < 4) {
+        const std::vector<TSNode> values = model.assigned_values(model.text(n));
+        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return torch_tensor_result(model, v); }))
+          if (const TSNode v = unparen(reaching_value(model, n).value); torch_tensor_result(model, v))
             todo.emplace_back(v, depth + 1);
       }
       // A parameter of a function the step calls: what every per-step call binds to it
