@@ -92,6 +92,45 @@ Context Model::Impl::context_by_climbing(TSNode n) const {
 }
 
 
+// `Z = params[2].item()` ... `if Z < 0: params[2] = out.mean() * n` (lemniscate's NCE normaliser,
+// computed at the first step): a local loaded from a store (a subscript or an attribute, read
+// directly or through `.item()`/`float()`-like calls) is tested, and the branch writes that store:
+// from the next pass on the store holds the value, and the branch does not run again.
+bool Model::Impl::loaded_then_stored(TSNode if_node, TSNode cond) const {
+  if (!is(cond, "comparison_operator") || ts_node_child_count(cond) != 3) return false;
+  const TSNode local = unparenthesized(ts_node_child(cond, 0));
+  if (!is(local, "identifier")) return false;
+  const TSNode fn = function_containing(if_node);
+  if (null(fn)) return false;
+  const auto& b = bindings();
+  const auto it = b.assigns.find(scope_key(fn, t(local)));
+  if (it == b.assigns.end()) return false;
+  // The store the local was last loaded from before the `if`.
+  std::string_view store;
+  for (size_t ai : it->second) {
+    const Assign& a = all_assigns[ai];
+    if (ts_node_start_byte(a.statement) >= ts_node_start_byte(if_node)) continue;
+    TSNode v = unparenthesized(a.value);
+    while (is(v, "call")) {  // `params[2].item()`, `float(params[2])`, `int(params[0].item())`
+      const TSNode f = field(v, "function");
+      const TSNode args = field(v, "arguments");
+      if (is(f, "attribute") && ts_node_named_child_count(args) == 0) v = unparenthesized(field(f, "object"));
+      else if (is(f, "identifier") && (t(f) == "float" || t(f) == "int") && ts_node_named_child_count(args) == 1)
+        v = unparenthesized(ts_node_named_child(args, 0));
+      else break;
+    }
+    store = is(v, "subscript") || is(v, "attribute") ? t(v) : std::string_view{};
+  }
+  if (store.empty()) return false;
+  const TSNode block = ts_node_child_by_field_id(if_node, fields().consequence);
+  for (TSNode st : ts::named_children(block)) {
+    if (!is(st, "expression_statement")) continue;
+    const TSNode a = ts_node_named_child(st, 0);
+    if (is(a, "assignment") && t(field(a, "left")) == store) return true;
+  }
+  return false;
+}
+
 bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
   cond = unparenthesized(cond);
   if (null(cond)) return false;
@@ -119,6 +158,7 @@ bool Model::Impl::runs_once(TSNode if_node, TSNode cond) const {
       }
     }
   }
+  if (loaded_then_stored(if_node, cond)) return true;
   if (null(tested) || !(is(tested, "identifier") || is(tested, "attribute"))) return false;
   const std::string_view name = t(tested);
   // The branch's own statements set it to something that is not None/False.

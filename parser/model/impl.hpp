@@ -557,6 +557,7 @@ struct Model::Impl {
   // tests, so it runs once (unless the loop around it resets the name to None/False). `if_node` is
   // the if statement, `cond` its condition.
   bool runs_once(TSNode if_node, TSNode cond) const;
+  bool loaded_then_stored(TSNode if_node, TSNode cond) const;
 
   // ---- names ----------------------------------------------------------------------------------
   // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
@@ -648,6 +649,7 @@ struct Model::Impl {
 
   // Same-file function called by `c` (`f(...)`, `self.f(...)`), or -1 (first of that name).
   std::vector<size_t> callees(const CallInfo& c) const;
+  bool autograd_function(TSNode cls) const;
 
   size_t function_index(TSNode fn) const;
 

@@ -122,6 +122,20 @@ std::string_view Model::Impl::object_class(TSNode receiver) const {
   return found;
 }
 
+// `class F(Function):`, `class F(torch.autograd.Function):`: a custom autograd function, whose
+// forward() and backward() are static methods run through `F.apply(...)`.
+bool Model::Impl::autograd_function(TSNode cls) const {
+  const TSNode bases = field(cls, "superclasses");
+  if (null(bases)) return false;
+  for (TSNode b : ts::named_children(bases)) {
+    const std::string q = qualname_of(b);
+    if (q == "torch.autograd.Function" || q == "torch.autograd.function.Function" || t(b) == "Function" ||
+        t(b).ends_with("autograd.Function"))
+      return true;
+  }
+  return false;
+}
+
 std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   std::string_view name;
   if (is(c.function, "identifier")) name = t(c.function);
@@ -152,6 +166,13 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
     if (const std::string_view cls = object_class(c.receiver); !cls.empty())
       if (auto m = class_methods.find(std::string(cls) + "." + std::string(c.method)); m != class_methods.end())
         out.push_back(m->second);
+  // A custom autograd Function of this file: `NCEFunction.apply(x, ...)` runs its forward() there
+  // and its backward() in the step's backward pass (lemniscate's NCEAverage; held-out round 14).
+  if (c.method == "apply" && is(c.receiver, "identifier") && method_names.count("forward"))
+    if (auto cls = class_nodes.find(std::string(t(c.receiver))); cls != class_nodes.end() && autograd_function(cls->second))
+      for (const char* m : {".forward", ".backward"})
+        if (auto f = class_methods.find(cls->first + m); f != class_methods.end())
+          if (std::find(out.begin(), out.end(), f->second) == out.end()) out.push_back(f->second);
   // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`. Only
   // a class of the file with a forward() can be found (most files, library code, have none).
   if ((out.empty() || is(c.function, "attribute")) && method_names.count("forward"))
@@ -446,7 +467,32 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
                                   [&](const StepSwitch& s) { return s.key == k; }))
       truth = -1;
   }
-  const bool off_then = truth == 0, off_else = truth == 1;
+  bool off_then = truth == 0, off_else = truth == 1;
+  // `if args.augment and args.augment_p == 0:` (stylegan2's adaptive augmentation, `--augment`
+  // off by default): one operand of an `and` that a flag's default switches off switches the branch
+  // off (its else branch stays unknown).
+  if (truth == -1) {
+    std::vector<TSNode> operands{unparenthesized(field(f.node, "condition"))};
+    for (size_t i = 0; i < operands.size() && i < 16 && !off_then; ++i) {
+      const TSNode c = operands[i];
+      if (is(c, "boolean_operator") && t(ts_node_child(c, 1)) == "and") {
+        operands.push_back(unparenthesized(field(c, "left")));
+        operands.push_back(unparenthesized(field(c, "right")));
+        continue;
+      }
+      if (i == 0) break;  // not an `and`: the whole condition was judged above
+      const Value ov = eval(c, function, 0);
+      if (!(ov.from_option || ov.from_imported_option) || ov.truthy() != std::optional<bool>(false)) continue;
+      bool device = false;
+      for (std::string_view w : {"cuda", "gpu", "device", "accel"})
+        device = device || (ov.from_option && icontains(ov.from_option->dest, w)) ||
+                 (ov.from_imported_option && icontains(t(c), w));
+      const std::string k = switch_key(c, ov);
+      const bool step_switch = !k.empty() && std::any_of(step_switches.begin(), step_switches.end(),
+                                                          [&](const StepSwitch& s) { return s.key == k; });
+      if (!device && !step_switch) off_then = true;
+    }
+  }
   flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
   return null(f.condition) ? off_else : off_then;
 }

@@ -160,10 +160,13 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
       }
       if (k == Sym::Call) e = {k, Role::Call, static_cast<int32_t>(calls.size())};
       visit(n, k, up ? up->node : TSNode{}, std::move(ctx));
-      // A def in a class body: its class, from the levels (ts_node_parent walks down from the root).
-      if (k == Sym::Function && levels.size() >= 2 && levels[levels.size() - 2].sym == Sym::Class &&
-          !functions.empty() && ts_node_eq(functions.back().node, n))
-        functions.back().cls = levels[levels.size() - 2].node;
+      // A def in a class body: its class, from the levels (ts_node_parent walks down from the root);
+      // a decorated one (`@staticmethod`, `@torch.no_grad()`) sits one level lower.
+      if (k == Sym::Function && levels.size() >= 2 && !functions.empty() && ts_node_eq(functions.back().node, n)) {
+        size_t up = levels.size() - 2;
+        if (levels.size() >= 3 && ts::kind(levels.back().node) == "decorated_definition") up = levels.size() - 3;
+        if (levels[up].sym == Sym::Class) functions.back().cls = levels[up].node;
+      }
     }
     if (k == Sym::Function) functions_open.emplace_back(n, frames.size());
     push_inside(k, n, frames);
