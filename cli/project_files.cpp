@@ -179,6 +179,41 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
       if (std::find(calls->default_calls.begin(), calls->default_calls.end(), top) != calls->default_calls.end()) return s;
     }
   }
+  return library_cuda_user(self);
+}
+
+const ModuleSummary* FileProjectContext::library_cuda_user(const fs::path& self) {
+  // A library's base class whose training loop the examples run on CUDA (DeepCTR-Torch's
+  // BaseModel.fit, `device="cpu"` by default; an example builds `DeepFM(..., device="cuda:0")`, DeepFM
+  // being a model module's class on BaseModel, imported through the package's __init__.py): a script
+  // of the project that uses CUDA, imports a module built on this one (directly or through packages)
+  // and calls, in a default launch, a name that module defines. Two modules deep, no further.
+  const ImportGraph& g = graph_for(root_for(self));
+  if (!g.usable) return nullptr;
+  std::set<std::string> seen{self.string()};
+  for (const std::string& mid : importers_of(g, self.string())) {
+    if (fs::path(mid).filename() == "__init__.py" || !seen.insert(mid).second) continue;
+    const ModuleSummary* built = parsed_summary_of(mid);
+    if (!built || built->functions.empty()) continue;
+    // The script's importers: of the module itself, and of the packages re-exporting it.
+    std::vector<std::string> users(importers_of(g, mid));
+    for (size_t i = 0; i < users.size() && i < 64; ++i)
+      if (fs::path(users[i]).filename() == "__init__.py")
+        for (const std::string& u : importers_of(g, users[i]))
+          if (std::find(users.begin(), users.end(), u) == users.end()) users.push_back(u);
+    for (const std::string& user : users) {
+      if (fs::path(user).filename() == "__init__.py" || user == self.string() || is_test_path(user)) continue;
+      const ModuleSummary* s = summary_of(user);
+      if (!s || !s->uses_cuda) continue;
+      const ModuleSummary* calls = importer_summary(user);
+      if (!calls) continue;
+      for (const FunctionSummary& f : built->functions) {
+        const std::string top = f.qualified.substr(0, f.qualified.find('.'));
+        if (std::find(calls->default_calls.begin(), calls->default_calls.end(), top) != calls->default_calls.end())
+          return s;
+      }
+    }
+  }
   return nullptr;
 }
 

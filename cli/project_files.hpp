@@ -29,6 +29,8 @@ class FileProjectContext final : public ProjectContext {
   bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) override;
   bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
+  // cuda_importer's last resort: a CUDA script that calls a class built on this library module.
+  const ModuleSummary* library_cuda_user(const std::filesystem::path& self);
   const ModuleSummary* cuda_imported(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
                                      const SteppedResult** which) override;

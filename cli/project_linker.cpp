@@ -593,6 +593,10 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     for (uint32_t p : e.batch_positional) out.append(" ").append(std::to_string(p));
     for (const auto& k : e.batch_keywords) out.append(" ").append(k);
   }
+  // The script whose CUDA use the model takes for this file's (its path and line are in notes): found
+  // up to three modules away for a library's base class (library_cuda_user), beyond the files above.
+  if (const ModuleSummary* cuda = cuda_importer(file))
+    out.append("\ncuda-importer ").append(cuda->path).append(" ").append(std::to_string(cuda->cuda_line));
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function
   // (mentioned_elsewhere, any file of the root): a file that builds one depends on the whole root.

@@ -276,5 +276,27 @@ TEST(ResultCache, AStepFileDependsOnTheScriptOfAnotherDirectoryThatPicksItsDevic
   EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
 }
 
+TEST(ResultCache, ALibraryLoopDependsOnTheExampleThatPicksItsDevice) {
+  // ctrlib/models/basemodel.py takes CUDA from examples/run_classification.py, three modules away
+  // (through deepfm.py and the package's __init__.py). Once the example stays on the CPU, the
+  // cached result must not keep the CUDA-only finding.
+  TempDir project, cache;
+  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_library_examples";
+  fs::copy(fixture, project.path(), fs::copy_options::recursive);
+  const std::vector<std::string> args{"--isolated", "--select", "PFL201", "--cache-dir", cache.str(),
+                                      "ctrlib/models/basemodel.py"};
+  const auto first = run_perflint(args, project.str());
+  ASSERT_TRUE(contains(first.out, "PFL201")) << first.out << first.err;
+  const fs::path example = project.path() / "examples" / "run_classification.py";
+  std::string text = slurp(example.string());
+  text.replace(text.find("\"cuda:0\""), 8, "\"cpu\"");
+  text.replace(text.find("torch.cuda.is_available()"), 25, "False");
+  const auto mtime = fs::last_write_time(example);
+  project.write("examples/run_classification.py", text);
+  fs::last_write_time(example, mtime + std::chrono::seconds(5));
+  const auto after = run_perflint(args, project.str());
+  EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
+}
+
 }  // namespace
 }  // namespace perflint

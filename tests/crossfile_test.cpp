@@ -629,5 +629,14 @@ TEST(CrossFile, ATimedHelperOfAnotherModuleThatWaitsSyncsTheSpan) {
   check_project(kDir.parent_path() / "crossfile_timed_helper", 4);
 }
 
+TEST(CrossFile, ALibraryLoopRunsOnTheDeviceItsExamplesPick) {
+  // tests/fixtures/crossfile_library_examples/: ctrlib/models/basemodel.py's BaseModel.fit() never
+  // names CUDA (device="cpu" by default); examples/run_classification.py picks "cuda:0" and builds a
+  // DeepFM (deepfm.py, on BaseModel), star-imported through the package: fit()'s loop is a CUDA step
+  // (DeepCTR-Torch, held-out round 14). Trap: rankbase.py's loop, whose subclass the example only
+  // builds under --rank (off by default).
+  check_project(kDir.parent_path() / "crossfile_library_examples", 7);
+}
+
 }  // namespace
 }  // namespace perflint
