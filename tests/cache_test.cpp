@@ -256,46 +256,40 @@ TEST(ResultCache, AChangeInAnImportedModuleElsewhereMakesANewKey) {
   EXPECT_FALSE(contains(after.out, "PFL101")) << after.out;
 }
 
-TEST(ResultCache, AStepFileDependsOnTheScriptOfAnotherDirectoryThatPicksItsDevice) {
-  // diffusion/train.py never names CUDA: main.py (above it) picks "cuda:0" and calls train(). Once
-  // main.py picks the CPU, the cached result must not keep the CUDA-only finding.
+// Lints `file` of a copy of `fixture` (PFL201, which needs CUDA), then edits `script` (the file that
+// picks the device) by `edits` (find, replace), newer on disk: the CUDA-only finding must be gone,
+// not kept by the cached result.
+void expect_device_change_invalidates(const std::string& fixture_name, const std::string& file, const std::string& script,
+                                      const std::vector<std::pair<std::string, std::string>>& edits) {
   TempDir project, cache;
-  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_cuda_importer_dir";
+  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / fixture_name;
   fs::copy(fixture, project.path(), fs::copy_options::recursive);
-  const std::vector<std::string> args{"--isolated", "--select", "PFL201", "--cache-dir", cache.str(),
-                                      "diffusion/train.py"};
+  const std::vector<std::string> args{"--isolated", "--select", "PFL201", "--cache-dir", cache.str(), file};
   const auto first = run_perflint(args, project.str());
   ASSERT_TRUE(contains(first.out, "PFL201")) << first.out << first.err;
-  const fs::path main_py = project.path() / "main.py";
-  std::string text = slurp(main_py.string());
-  text.replace(text.find("\"cuda:0\""), 8, "\"cpu\"");
-  const auto mtime = fs::last_write_time(main_py);
-  project.write("main.py", text);
-  fs::last_write_time(main_py, mtime + std::chrono::seconds(5));
+  const fs::path path = project.path() / script;
+  std::string text = slurp(path.string());
+  for (const auto& [from, to] : edits) text.replace(text.find(from), from.size(), to);
+  const auto mtime = fs::last_write_time(path);
+  project.write(script, text);
+  fs::last_write_time(path, mtime + std::chrono::seconds(5));
   const auto after = run_perflint(args, project.str());
   EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
 }
 
+TEST(ResultCache, AStepFileDependsOnTheScriptOfAnotherDirectoryThatPicksItsDevice) {
+  // diffusion/train.py never names CUDA: main.py (above it) picks "cuda:0" and calls train(). Once
+  // main.py picks the CPU, the cached result must not keep the CUDA-only finding.
+  expect_device_change_invalidates("crossfile_cuda_importer_dir", "diffusion/train.py", "main.py",
+                                   {{"\"cuda:0\"", "\"cpu\""}});
+}
+
 TEST(ResultCache, ALibraryLoopDependsOnTheExampleThatPicksItsDevice) {
   // ctrlib/models/basemodel.py takes CUDA from examples/run_classification.py, three modules away
-  // (through deepfm.py and the package's __init__.py). Once the example stays on the CPU, the
-  // cached result must not keep the CUDA-only finding.
-  TempDir project, cache;
-  const fs::path fixture = fs::path(PERFLINT_SOURCE_DIR) / "tests" / "fixtures" / "crossfile_library_examples";
-  fs::copy(fixture, project.path(), fs::copy_options::recursive);
-  const std::vector<std::string> args{"--isolated", "--select", "PFL201", "--cache-dir", cache.str(),
-                                      "ctrlib/models/basemodel.py"};
-  const auto first = run_perflint(args, project.str());
-  ASSERT_TRUE(contains(first.out, "PFL201")) << first.out << first.err;
-  const fs::path example = project.path() / "examples" / "run_classification.py";
-  std::string text = slurp(example.string());
-  text.replace(text.find("\"cuda:0\""), 8, "\"cpu\"");
-  text.replace(text.find("torch.cuda.is_available()"), 25, "False");
-  const auto mtime = fs::last_write_time(example);
-  project.write("examples/run_classification.py", text);
-  fs::last_write_time(example, mtime + std::chrono::seconds(5));
-  const auto after = run_perflint(args, project.str());
-  EXPECT_FALSE(contains(after.out, "PFL201")) << after.out;
+  // (through deepfm.py and the package's __init__.py).
+  expect_device_change_invalidates("crossfile_library_examples", "ctrlib/models/basemodel.py",
+                                   "examples/run_classification.py",
+                                   {{"\"cuda:0\"", "\"cpu\""}, {"torch.cuda.is_available()", "False"}});
 }
 
 }  // namespace
