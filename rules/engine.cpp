@@ -175,6 +175,19 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
       for (size_t i = before; i < findings.size(); ++i) findings[i].severity = it->second;
   }
 
+  // A module's own `if __name__ == "__main__":` block (a self-test: awd-lstm's splitcross.py) runs
+  // only when the module is the script, never for the importer whose CUDA the file's rules took:
+  // with no CUDA of its own, the block's code is no CUDA code.
+  if (cuda && !model.uses_cuda())
+    for (TSNode st : ts::named_children(root)) {
+      if (ts::kind(st) != "if_statement") continue;
+      const std::string_view cond = model.text(ts::field(st, "condition"));
+      if (cond.find("__name__") == std::string_view::npos || cond.find("__main__") == std::string_view::npos) continue;
+      const uint32_t from = ts_node_start_byte(st), to = ts_node_end_byte(st);
+      std::erase_if(findings, [&](const Finding& f) {
+        return f.rule && f.rule->cuda_only && f.span.start_byte >= from && f.span.start_byte < to;
+      });
+    }
   apply_suppressions(suppressions, findings);
   if (!shadow.empty()) std::erase_if(findings, [&](const Finding& f) { return shadow.count(f.rule) > 0; });
   const std::vector<UnknownCode> unknown = unknown_codes(suppressions);

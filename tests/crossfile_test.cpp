@@ -617,7 +617,8 @@ TEST(CrossFile, TheStepsBatchHandedToAHelperIsTheBatchThere) {
 TEST(CrossFile, ADeviceChosenByAScriptOfAnotherDirectoryHoldsForTheTrainerItCalls) {
   // tests/fixtures/crossfile_cuda_importer_dir/: main.py picks "cuda:0" in its config and calls
   // diffusion/train.py's train(), which never names CUDA (DDPM, held-out round 14): its step is a
-  // CUDA step. Trap: diffusion/gail.py's step, which main.py only runs with --gail (off by default).
+  // CUDA step. Traps: diffusion/gail.py's step, which main.py only runs with --gail (off by default);
+  // train.py's own `if __name__ == "__main__":` self-test, which main.py's device never reaches.
   check_project(kDir.parent_path() / "crossfile_cuda_importer_dir", 4);
 }
 
