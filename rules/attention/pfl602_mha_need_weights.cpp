@@ -48,8 +48,26 @@ std::vector<Construction> constructions(const Model& model) {
         break;
       p = parent_skipping_parens(ts::parent(p), &child);
     }
+    // `self.attns = nn.ModuleList([nn.MultiheadAttention(...) for _ in range(n)])` (or a list of
+    // them): each element is one; recorded as `self.attns[]` (calls by index or by a loop over it).
+    std::string element;
+    if (ts::is(p, "list_comprehension") || ts::is(p, "generator_expression") || ts::is(p, "list")) {
+      TSNode inner{};
+      TSNode q = parent_skipping_parens(p, &inner);
+      if (ts::is(q, "argument_list")) q = parent_skipping_parens(q, &inner);
+      const CallInfo* list = ts::is(q, "call") ? model.call(q) : nullptr;
+      if (!list || (list->qualname != "torch.nn.ModuleList" && list->qualname != "torch.nn.modules.container.ModuleList"))
+        continue;
+      p = parent_skipping_parens(q, &child);
+      element = "[]";
+    }
     if (!ts::is(p, "assignment") || !ts::same(ts::field(p, "right"), child)) continue;
     TSNode left = ts::field(p, "left");
+    if (!element.empty()) {
+      if (ts::is(left, "attribute") && model.text(ts::field(left, "object")) == "self")
+        out.push_back({std::string(model.text(left)) + element, model.enclosing(p, "class_definition"), c.node});
+      continue;
+    }
     if (ts::is(left, "attribute") && model.text(ts::field(left, "object")) == "self")
       out.push_back({std::string(model.text(left)), model.enclosing(p, "class_definition"), c.node});
     else if (ts::is(left, "identifier"))
@@ -62,8 +80,24 @@ std::vector<Construction> constructions(const Model& model) {
 // own class/function once (a file with many classes reusing `self.attn` stays linear).
 using ConstructionIndex = std::unordered_map<std::string_view, std::vector<const Construction*>>;
 
+// The ModuleList an element call takes its module from: `self.attns[i](...)`, or `attn(...)` in
+// `for attn in self.attns:` of the same function; as constructions() records it (`self.attns[]`).
+std::string element_of(const Model& model, TSNode function, TSNode call) {
+  if (ts::is(function, "subscript")) return std::string(model.text(ts::field(function, "value"))) + "[]";
+  if (!ts::is(function, "identifier")) return {};
+  for (TSNode p = ts::parent(call); !ts_node_is_null(p); p = ts::parent(p)) {
+    if (ts::is(p, "function_definition") || ts::is(p, "class_definition")) break;
+    if (ts::is(p, "for_statement") && ts::is(ts::field(p, "left"), "identifier") &&
+        model.text(ts::field(p, "left")) == model.text(function))
+      return std::string(model.text(ts::field(p, "right"))) + "[]";
+  }
+  return {};
+}
+
 const Construction* constructed_as(const Model& model, const CallInfo& call, const ConstructionIndex& cs) {
-  const auto it = cs.find(model.text(call.function));
+  auto it = cs.find(model.text(call.function));
+  std::string element;
+  if (it == cs.end() && !(element = element_of(model, call.function, call.node)).empty()) it = cs.find(element);
   if (it == cs.end()) return nullptr;
   std::optional<TSNode> cls, fn;
   for (const Construction* c : it->second) {
@@ -143,7 +177,9 @@ class RulePFL602 final : public Rule {
     ConstructionIndex cs;
     for (const auto& c : made) cs[c.target].push_back(&c);
     for (const auto& call : model.calls()) {
-      if (!ts::is(call.function, "identifier") && !ts::is(call.function, "attribute")) continue;
+      if (!ts::is(call.function, "identifier") && !ts::is(call.function, "attribute") &&
+          !ts::is(call.function, "subscript"))
+        continue;
       const Construction* c = constructed_as(model, call, cs);
       if (!c) continue;
       if (call.unresolved_kwargs || call.star_args) continue;
