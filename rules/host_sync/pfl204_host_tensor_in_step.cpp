@@ -83,10 +83,74 @@ struct Origin {
   TSNode name{};
   const CallInfo* helper = nullptr;  // the call of this file's function that returned it
 };
+
+const CallInfo* host_attribute(const Model& model, TSNode attr, int depth);
+
+// The host factory a value computed in a constructor derives from: the factory itself (no
+// device=), torch functions, tensor methods and arithmetic over such values, other host attributes
+// of the class (`self.alphas = 1. - self.betas`, `torch.cumprod(self.alphas, dim=0)`), and numbers.
+// Null when any part may be on a device or is unknown.
+const CallInfo* host_derived(const Model& model, TSNode v, int depth) {
+  v = unwrap_variable(model, v);
+  if (ts_node_is_null(v) || depth > 32) return nullptr;
+  if (ts::is(v, "attribute")) return host_attribute(model, v, depth + 1);
+  if (ts::is(v, "binary_operator") || ts::is(v, "unary_operator")) {
+    const CallInfo* found = nullptr;
+    for (TSNode c : ts::named_children(v)) {
+      c = unwrap_variable(model, c);
+      if (ts::is(c, "integer") || ts::is(c, "float")) continue;
+      const CallInfo* f = host_derived(model, c, depth + 1);
+      if (!f) return nullptr;
+      found = found ? found : f;
+    }
+    return found;
+  }
+  const CallInfo* c = ts::is(v, "call") ? model.call(v) : nullptr;
+  if (!c || c->unresolved_kwargs || c->star_args || c->keyword("device")) return nullptr;
+  if (!factory_name(c->qualname).empty()) return ts_node_is_null(data_loading::converted_batch(model, v)) ? c : nullptr;
+  if (c->qualname.empty()) {  // a method of a host value that keeps it on the host
+    if (c->method.empty() || c->method == "to" || c->method == "cuda" || c->method == "pin_memory" ||
+        c->method == "type" || ts_node_is_null(c->receiver))
+      return nullptr;
+    return host_derived(model, c->receiver, depth + 1);
+  }
+  // torch.sqrt(x), torch.cumprod(x, dim=0), torch.cat([...]): its first argument decides.
+  if (!c->qualname.starts_with("torch.") || c->qualname.starts_with("torch.nn.") || c->positional.empty()) return nullptr;
+  return host_derived(model, c->positional.front(), depth + 1);
+}
+
+// `self.X`, every assignment of which in this file is in its class's __init__ and holds a host
+// tensor (DDPM-Pytorch's LinearNoiseScheduler: `self.sqrt_alpha_cum_prod = torch.sqrt(...)` of a
+// `torch.linspace(...)`; held-out round 15): the factory it derives from, else null.
+const CallInfo* host_attribute(const Model& model, TSNode attr, int depth) {
+  if (depth > 32 || !ts::is(attr, "attribute") || model.text(ts::field(attr, "object")) != "self") return nullptr;
+  const TSNode cls = model.enclosing(attr, "class_definition");
+  if (ts_node_is_null(cls)) return nullptr;
+  const CallInfo* found = nullptr;
+  bool any = false;
+  for (TSNode v : model.assigned_values(model.text(attr))) {
+    if (!ts::same(model.enclosing(v, "class_definition"), cls)) continue;
+    const TSNode fn = model.enclosing(v, "function_definition");
+    if (ts_node_is_null(fn) || model.text(ts::field(fn, "name")) != "__init__") return nullptr;
+    const CallInfo* f = host_derived(model, v, depth + 1);
+    if (!f) return nullptr;
+    found = found ? found : f;
+    any = true;
+  }
+  return any ? found : nullptr;
+}
+
 Origin host_origin(const Model& model, TSNode expr) {
   Origin o;
   for (int hops = 0; hops < 12 && !ts_node_is_null(expr); ++hops) {
     expr = unwrap_variable(model, expr);
+    if (ts::is(expr, "attribute")) {
+      const CallInfo* f = host_attribute(model, expr, 0);
+      if (!f) return {};
+      if (ts_node_is_null(o.name)) o.name = expr;
+      o.factory = f;
+      return o;
+    }
     if (ts::is(expr, "identifier")) {
       // A batch is PFL103's; a name bound by anything but a certain assignment is unknown.
       if (model.is_batch_expression(expr)) return {};
@@ -164,7 +228,7 @@ class RulePFL204 final : public Rule {
     if (call->method != "cuda" && call->method != "to") return check_handed(node, *call, model, out);
     if (ts_node_is_null(call->receiver)) return;
     if (!ts::is(call->receiver, "call") && !ts::is(call->receiver, "identifier") &&
-        !ts::is(call->receiver, "parenthesized_expression"))
+        !ts::is(call->receiver, "parenthesized_expression") && !ts::is(call->receiver, "attribute"))
       return;
     const Origin origin = host_origin(model, call->receiver);
     const CallInfo* made = origin.factory;
@@ -208,7 +272,10 @@ class RulePFL204 final : public Rule {
     else
       hint = "create it on the device: `torch." + std::string(fn) + "(..., device=device)`";
     Finding& f = out.report(node, std::move(message), std::move(hint));
-    if (!ts_node_is_null(origin.name))
+    if (!ts_node_is_null(origin.name) && ts::is(origin.name, "attribute"))
+      f.notes.push_back(out.note(made->node, "`" + std::string(model.text(origin.name)) +
+                                                 "` is computed in the constructor from this host tensor"));
+    else if (!ts_node_is_null(origin.name))
       f.notes.push_back(out.note(made->node, "`" + std::string(model.text(origin.name)) + "` is built here, in host memory" +
                                                  (built_once ? " (once, before the training loop)" : "")));
     f.notes.push_back(step_loop_note(model, out, sc));
