@@ -788,6 +788,41 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
   if (imp == g.imports.end()) return nullptr;
   for (const std::string& f : imp->second)
     if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
+  // Through a package's __init__.py: `from base import BaseTrainer` (yassouali's pytorch-segmentation,
+  // held-out round 15) takes the class from base/base_trainer.py, which picks the device. Only the
+  // module that defines a name this file imports from the package counts, not every module the
+  // package re-exports.
+  std::vector<std::pair<std::string, std::vector<std::string>>> froms;  // (package's last component, names)
+  for (const std::string& stmt : import_lines(text_of(self.string()))) {
+    const std::vector<std::string> w = project_text::import_words(stmt);
+    if (w.size() < 4 || w[0] != "from" || w[2] != "import") continue;
+    std::string module = w[1];
+    module.erase(0, module.find_first_not_of('.'));
+    if (module.empty()) continue;
+    std::vector<std::string> names;
+    for (size_t i = 3; i < w.size(); ++i) {
+      if (w[i] == "*") continue;
+      names.push_back(w[i]);
+      if (i + 2 < w.size() && w[i + 1] == "as") i += 2;
+    }
+    froms.emplace_back(module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1), names);
+  }
+  for (const std::string& f : imp->second) {
+    if (fs::path(f).filename() != "__init__.py") continue;
+    const std::string package = fs::path(f).parent_path().filename().string();
+    const auto from = std::find_if(froms.begin(), froms.end(), [&](const auto& x) { return x.first == package; });
+    if (from == froms.end()) continue;
+    const auto inside = g.imports.find(f);
+    if (inside == g.imports.end()) continue;
+    for (const std::string& m : inside->second) {
+      const ModuleSummary* s = summary_of(m);
+      if (!s || !s->uses_cuda) continue;
+      for (const FunctionSummary& fn : s->functions) {
+        const std::string top = fn.qualified.substr(0, fn.qualified.find('.'));
+        if (std::find(from->second.begin(), from->second.end(), top) != from->second.end()) return s;
+      }
+    }
+  }
   return nullptr;
 }
 

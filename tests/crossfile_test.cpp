@@ -639,5 +639,13 @@ TEST(CrossFile, ALibraryLoopRunsOnTheDeviceItsExamplesPick) {
   check_project(kDir.parent_path() / "crossfile_library_examples", 7);
 }
 
+TEST(CrossFile, ABaseClassImportedThroughItsPackageBringsItsDevice) {
+  // tests/fixtures/crossfile_package_base_class/: trainer.py does `from base import BaseTrainer`;
+  // base/__init__.py star-imports base/base_trainer.py, which picks "cuda:0": the subclass's step
+  // is a CUDA step (yassouali's pytorch-segmentation, held-out round 15). Trap: cpu_trainer.py takes
+  // only AverageMeter from the package (base/meters.py, no CUDA).
+  check_project(kDir.parent_path() / "crossfile_package_base_class", 5);
+}
+
 }  // namespace
 }  // namespace perflint
