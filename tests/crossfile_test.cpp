@@ -647,5 +647,12 @@ TEST(CrossFile, ABaseClassImportedThroughItsPackageBringsItsDevice) {
   check_project(kDir.parent_path() / "crossfile_package_base_class", 5);
 }
 
+TEST(CrossFile, AParameterAnnotatedWithAProjectClassCallsItsMethods) {
+  // tests/fixtures/crossfile_annotated_parameter/: train_loop(model: Net, ...) calls
+  // model.get_step() every step, models/net.py's Net.get_step reading a GPU buffer back (fatchord's
+  // WaveRNN, held-out round 15). Trap: a parameter annotated `nn.Module`, a library class.
+  check_project(kDir.parent_path() / "crossfile_annotated_parameter", 3);
+}
+
 }  // namespace
 }  // namespace perflint

