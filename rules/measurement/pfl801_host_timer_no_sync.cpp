@@ -412,6 +412,40 @@ bool span_yields(const Model& model, TSNode reading, std::string_view start) {
   return false;
 }
 
+// The reading's value is only ever looked at under `if False:` / `if 0:` (a profiling print left
+// switched off in the source: YOLOv4's region_loss.py, held-out round 14): no timing is shown.
+bool read_only_in_dead_code(const Model& model, TSNode reading) {
+  TSNode stmt = ts::parent(reading);
+  while (!ts_node_is_null(stmt) && (ts::is(stmt, "binary_operator") || ts::is(stmt, "parenthesized_expression")))
+    stmt = ts::parent(stmt);
+  if (!ts::is(stmt, "assignment") || !ts::is(ts::field(stmt, "left"), "identifier")) return false;
+  const std::string_view name = model.text(ts::field(stmt, "left"));
+  const auto dead = [&](TSNode n) {
+    for (TSNode p = ts::parent(n); !ts_node_is_null(p); p = ts::parent(p)) {
+      if (ts::is(p, "function_definition")) return false;
+      if (!ts::is(p, "if_statement")) continue;
+      const TSNode cond = unparen(ts::field(p, "condition"));
+      const TSNode then = ts::field(p, "consequence");
+      if ((ts::is(cond, "false") || (ts::is(cond, "integer") && model.text(cond) == "0")) &&
+          ts_node_start_byte(n) >= ts_node_start_byte(then) && ts_node_end_byte(n) <= ts_node_end_byte(then))
+        return true;
+    }
+    return false;
+  };
+  bool any = false, live = false;
+  ts::walk(scope_of(model, stmt), [&](TSNode n) {
+    if (live || ts_node_end_byte(n) <= ts_node_end_byte(stmt)) return false;
+    if (!ts::is(n, "identifier") || model.text(n) != name) return true;
+    const TSNode parent = ts::parent(n);
+    if (ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n)) return false;  // rebound
+    if (ts::is(parent, "attribute") && ts::same(ts::field(parent, "attribute"), n)) return false;
+    any = true;
+    live = !dead(n);
+    return false;
+  });
+  return any && !live;
+}
+
 class RulePFL801 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -429,6 +463,7 @@ class RulePFL801 final : public Rule {
     if (start.empty()) start = start_name_via_end(model, node);
     if (start.empty()) return;
     if (in_eval_code(model, node)) return;
+    if (read_only_in_dead_code(model, node)) return;
     // A generator that times its consumer (`for obj in iterable: ...; yield obj; ...
     // iter_time.update(time.time() - end)`, the MetricLogger.log_every of many repositories): the
     // span holds whatever the caller does per item, which this function cannot see.
