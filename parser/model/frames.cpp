@@ -49,10 +49,50 @@ bool Model::Impl::guarded(const Frame& f) const {
   if (it == guard_cache.end()) {
     // An interval guard (`if step % 100 == 0`), or a branch that ends the run (`raise`, exit).
     const bool g = is_interval_guard(f.condition) || runs_once(f.node, f.condition) ||
+                   sample_membership(f.node, f.condition) ||
                    ends_the_run(ts_node_child_by_field_id(f.node, fields().consequence));
     it = guard_cache.emplace(key(f.node), g).first;
   }
   return it->second;
+}
+
+// `if attn_example in ids:` with `ids` one part of the batch the loop unpacks (`for i, (x, m, ids, _)
+// in enumerate(train_set)`) and `attn_example` a value fixed outside the loop (one utterance id:
+// fatchord's WaveRNN, held-out round 15): true for the one batch that holds that sample, once per
+// epoch. Not a key test on the batch itself (`if "mask" in batch:`, every step), nor a value the
+// loop changes.
+bool Model::Impl::sample_membership(TSNode if_node, TSNode cond) const {
+  cond = unparenthesized(cond);
+  if (!is(cond, "comparison_operator") || ts_node_child_count(cond) != 3 || t(ts_node_child(cond, 1)) != "in")
+    return false;
+  const TSNode value = unparenthesized(ts_node_child(cond, 0)), part = unparenthesized(ts_node_child(cond, 2));
+  if (!is(value, "identifier") || !is(part, "identifier")) return false;
+  TSNode loop{};
+  for (TSNode p = ts::parent(if_node); !null(p); p = ts::parent(p)) {
+    if (sym(p) == Sym::Function) return false;
+    if (is(p, "for_statement")) {
+      loop = p;
+      break;
+    }
+  }
+  if (null(loop)) return false;
+  // The batch's parts: the loop target unpacks two or more names, `part` among them.
+  std::vector<std::string_view> names;
+  ts::walk(field(loop, "left"), [&](TSNode n) {
+    if (is(n, "identifier")) names.push_back(t(n));
+    return true;
+  });
+  if (names.size() < 2 || std::find(names.begin(), names.end(), t(part)) == names.end() ||
+      std::find(names.begin(), names.end(), t(value)) != names.end())
+    return false;
+  // The value is not bound inside the loop.
+  const auto& b = bindings();
+  if (const auto it = b.by_name.find(t(value)); it != b.by_name.end())
+    for (size_t ai : it->second) {
+      const uint32_t at = ts_node_start_byte(all_assigns[ai].statement);
+      if (at >= ts_node_start_byte(loop) && at < ts_node_end_byte(loop)) return false;
+    }
+  return true;
 }
 
 bool Model::Impl::ends_the_run(TSNode block) const {

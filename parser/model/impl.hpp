@@ -559,6 +559,7 @@ struct Model::Impl {
   // the if statement, `cond` its condition.
   bool runs_once(TSNode if_node, TSNode cond) const;
   bool loaded_then_stored(TSNode if_node, TSNode cond) const;
+  bool sample_membership(TSNode if_node, TSNode cond) const;
 
   // ---- names ----------------------------------------------------------------------------------
   // Iterative (an attribute chain can be as deep as the input) and one allocation per result.
