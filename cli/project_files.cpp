@@ -174,10 +174,7 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
     if (!own) own = summary_of(self.string());
     const ModuleSummary* calls = importer_summary(other);
     if (!own || !calls) continue;
-    for (const FunctionSummary& f : own->functions) {
-      const std::string top = f.qualified.substr(0, f.qualified.find('.'));
-      if (std::find(calls->default_calls.begin(), calls->default_calls.end(), top) != calls->default_calls.end()) return s;
-    }
+    if (own->defines_any(calls->default_calls)) return s;
   }
   return library_cuda_user(self);
 }
@@ -193,25 +190,24 @@ const ModuleSummary* FileProjectContext::library_cuda_user(const fs::path& self)
   std::set<std::string> seen{self.string()};
   for (const std::string& mid : importers_of(g, self.string())) {
     if (fs::path(mid).filename() == "__init__.py" || !seen.insert(mid).second) continue;
-    const ModuleSummary* built = parsed_summary_of(mid);
-    if (!built || built->functions.empty()) continue;
     // The script's importers: of the module itself, and of the packages re-exporting it.
     std::vector<std::string> users(importers_of(g, mid));
     for (size_t i = 0; i < users.size() && i < 64; ++i)
       if (fs::path(users[i]).filename() == "__init__.py")
         for (const std::string& u : importers_of(g, users[i]))
           if (std::find(users.begin(), users.end(), u) == users.end()) users.push_back(u);
+    // Parsed only for a user that uses CUDA (most modules' importers do not).
+    const ModuleSummary* built = nullptr;
     for (const std::string& user : users) {
       if (fs::path(user).filename() == "__init__.py" || user == self.string() || is_test_path(user)) continue;
+      // No CUDA use without one of these words (Model::uses_cuda's evidence): not parsed.
+      if (const std::string& t = text_of(user); t.find("cuda") == std::string::npos && t.find("ccelerat") == std::string::npos)
+        continue;
       const ModuleSummary* s = summary_of(user);
       if (!s || !s->uses_cuda) continue;
+      if (!built && !(built = parsed_summary_of(mid))) break;
       const ModuleSummary* calls = importer_summary(user);
-      if (!calls) continue;
-      for (const FunctionSummary& f : built->functions) {
-        const std::string top = f.qualified.substr(0, f.qualified.find('.'));
-        if (std::find(calls->default_calls.begin(), calls->default_calls.end(), top) != calls->default_calls.end())
-          return s;
-      }
+      if (calls && built->defines_any(calls->default_calls)) return s;
     }
   }
   return nullptr;

@@ -593,10 +593,14 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     for (uint32_t p : e.batch_positional) out.append(" ").append(std::to_string(p));
     for (const auto& k : e.batch_keywords) out.append(" ").append(k);
   }
-  // The script whose CUDA use the model takes for this file's (its path and line are in notes): found
-  // up to three modules away for a library's base class (library_cuda_user), beyond the files above.
-  if (const ModuleSummary* cuda = cuda_importer(file))
-    out.append("\ncuda-importer ").append(cuda->path).append(" ").append(std::to_string(cuda->cuda_line));
+  // The example script whose CUDA use a library's base class takes (library_cuda_user), up to three
+  // modules away, beyond the importers above. Only a file that may hold a step loop asks (the model
+  // asks only then): library code without one pays nothing on a warm cache.
+  if (text.find("backward(") != std::string_view::npos || text.find(".step(") != std::string_view::npos) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    if (const ModuleSummary* cuda = library_cuda_user(self))
+      out.append("\ncuda-importer ").append(cuda->path).append(" ").append(std::to_string(cuda->cuda_line));
+  }
   out.append("\nassigns ").append(project_assigns(file, "cudnn.benchmark"));
   // A DataLoader built in a function counts as the step's only while some file names the function
   // (mentioned_elsewhere, any file of the root): a file that builds one depends on the whole root.
@@ -792,36 +796,18 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
   // held-out round 15) takes the class from base/base_trainer.py, which picks the device. Only the
   // module that defines a name this file imports from the package counts, not every module the
   // package re-exports.
-  std::vector<std::pair<std::string, std::vector<std::string>>> froms;  // (package's last component, names)
-  for (const std::string& stmt : import_lines(text_of(self.string()))) {
-    const std::vector<std::string> w = project_text::import_words(stmt);
-    if (w.size() < 4 || w[0] != "from" || w[2] != "import") continue;
-    std::string module = w[1];
-    module.erase(0, module.find_first_not_of('.'));
-    if (module.empty()) continue;
-    std::vector<std::string> names;
-    for (size_t i = 3; i < w.size(); ++i) {
-      if (w[i] == "*") continue;
-      names.push_back(w[i]);
-      if (i + 2 < w.size() && w[i + 1] == "as") i += 2;
-    }
-    froms.emplace_back(module.substr(module.rfind('.') == std::string::npos ? 0 : module.rfind('.') + 1), names);
-  }
+  const std::vector<ImportStatement> froms = import_statements(text_of(self.string()));
   for (const std::string& f : imp->second) {
     if (fs::path(f).filename() != "__init__.py") continue;
     const std::string package = fs::path(f).parent_path().filename().string();
-    const auto from = std::find_if(froms.begin(), froms.end(), [&](const auto& x) { return x.first == package; });
+    const auto from = std::find_if(froms.begin(), froms.end(), [&](const ImportStatement& x) {
+      return !x.names.empty() && x.module.substr(x.module.rfind('.') == std::string::npos ? 0 : x.module.rfind('.') + 1) == package;
+    });
     if (from == froms.end()) continue;
     const auto inside = g.imports.find(f);
     if (inside == g.imports.end()) continue;
-    for (const std::string& m : inside->second) {
-      const ModuleSummary* s = summary_of(m);
-      if (!s || !s->uses_cuda) continue;
-      for (const FunctionSummary& fn : s->functions) {
-        const std::string top = fn.qualified.substr(0, fn.qualified.find('.'));
-        if (std::find(from->second.begin(), from->second.end(), top) != from->second.end()) return s;
-      }
-    }
+    for (const std::string& m : inside->second)
+      if (const ModuleSummary* s = summary_of(m); s && s->uses_cuda && s->defines_any(from->names)) return s;
   }
   return nullptr;
 }

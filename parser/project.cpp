@@ -17,6 +17,14 @@ const FunctionSummary* ModuleSummary::function(std::string_view name) const {
   return nullptr;
 }
 
+bool ModuleSummary::defines_any(const std::vector<std::string>& names) const {
+  for (const auto& f : functions) {
+    const std::string_view top = std::string_view(f.qualified).substr(0, f.qualified.find('.'));
+    if (std::find(names.begin(), names.end(), top) != names.end()) return true;
+  }
+  return false;
+}
+
 ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project,
                                bool with_calls) {
   ModuleSummary m;

@@ -144,6 +144,8 @@ struct ModuleSummary {
   // (`if args.gail: discr = gail.Discriminator(...)` is not).
   std::vector<std::string> default_calls;
   const FunctionSummary* function(std::string_view name) const;
+  // One of `names` is a top-level function or class of the module (`DeepFM` for "DeepFM.fit").
+  bool defines_any(const std::vector<std::string>& names) const;
 };
 
 // What the model asks about sibling modules. The file-system implementation lives at the I/O edge
