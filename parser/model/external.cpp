@@ -216,7 +216,7 @@ void Model::Impl::link_external() {
       // Calling an instance runs __call__, which for an nn.Module is forward().
       if (fi == SIZE_MAX && method == "__call__") fi = class_method(cls, "forward");
     }
-    if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_name(functions[fi].name)) continue;
+    if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_pass(fi)) continue;
     if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);
   }
 }

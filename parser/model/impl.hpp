@@ -746,6 +746,12 @@ struct Model::Impl {
   mutable std::vector<int8_t> fn_step_state_;  // 0 unknown, 1 in progress, 2 done
   mutable std::vector<StepWhere> fn_step_value_;
   mutable std::unordered_map<std::string_view, std::string_view> instance_class_memo_;
+  // `def train(model, ...)` ... `train(net, ...)`: the arguments the file's own calls of its functions
+  // hand a parameter named `name` (a module-level function called by name, a method by `self.m(...)`),
+  // until `visit` says stop.
+  void for_each_bound_argument(std::string_view name, const std::function<bool(TSNode)>& visit) const;
+  // Calls by the name they call: an identifier callee's text, or the method of a `self.m(...)` call.
+  mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_by_callee_name_;
   // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class
   // with a method, not only modules), by the name's text.
   std::string_view object_class(TSNode receiver) const;
@@ -762,6 +768,11 @@ struct Model::Impl {
   // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
   // evaluation pass by its name.
   static bool evaluation_name(std::string_view name);
+  // Function `fi` is an evaluation pass: named for one (evaluation_name), and looping over something
+  // itself (`def validate(model, loader): for x, y in loader: ...`) or running a model without
+  // gradients or in eval mode. A helper so named that does neither, `eval_metrics(output, target)` on
+  // the step's own outputs, is per-batch work like any other.
+  bool evaluation_pass(size_t fi) const;
 
   // ---- data loaders ---------------------------------------------------------------------------
   // The loader a step loop takes its batches from with `next(it)`, `it` made from the loader

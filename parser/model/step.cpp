@@ -25,6 +25,16 @@ bool Model::Impl::evaluation_name(std::string_view raw) {
          n.find("_eval") != std::string_view::npos || n.find("_test") != std::string_view::npos;
 }
 
+bool Model::Impl::evaluation_pass(size_t fi) const {
+  if (!evaluation_name(functions[fi].name)) return false;
+  const TSNode fn = functions[fi].node;
+  if (std::any_of(loops.begin(), loops.end(), [&](const Loop& l) { return ts::same(l.ctx.function, fn); })) return true;
+  // or running a model for evaluation: without gradients, or in eval mode.
+  const std::string_view body = t(fn);
+  return body.find("no_grad") != std::string_view::npos || body.find("inference_mode") != std::string_view::npos ||
+         body.find(".eval()") != std::string_view::npos;
+}
+
 bool Model::Impl::optimizer_like(TSNode recv) const {
   if (null(recv)) return false;
   if (!is(recv, "identifier") && !is(recv, "attribute")) return optimizer_like_uncached(recv);
@@ -99,13 +109,18 @@ TSNode Model::Impl::constructed_class(TSNode call) const {
 
 std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) const {
   std::string_view found;
-  for_each_built_from(callee, [&](TSNode v) {
+  const auto from_value = [&](TSNode v) {
     const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
     if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) found = t(fn);
     // `net = model`: follow the other name.
     else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) found = instance_class(v, depth + 1);
     return !found.empty();
-  });
+  };
+  for_each_built_from(callee, from_value);
+  // A parameter, `def train(model, ...)`: what the file's calls of the function hand it
+  // (`net = GraphNet(...)`, `train(net, opt, loader)`).
+  if (found.empty() && is(callee, "identifier"))
+    for_each_bound_argument(t(callee), [&](TSNode a) { return from_value(past_moves_and_wrappers(a)); });
   return found;
 }
 
@@ -113,13 +128,66 @@ std::string_view Model::Impl::object_class(TSNode receiver) const {
   if (class_nodes.empty()) return {};
   if (auto hit = object_class_memo_.find(t(receiver)); hit != object_class_memo_.end()) return hit->second;
   std::string_view found;
-  for_each_built_from(receiver, [&](TSNode v) {
+  const auto from_value = [&](TSNode v) {
     const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
     if (!null(fn) && is(fn, "identifier") && class_nodes.count(std::string(t(fn)))) found = t(fn);
     return !found.empty();
-  });
+  };
+  for_each_built_from(receiver, from_value);
+  if (found.empty() && is(receiver, "identifier"))
+    for_each_bound_argument(t(receiver), [&](TSNode a) { return from_value(past_moves_and_wrappers(a)); });
   object_class_memo_.emplace(t(receiver), found);
   return found;
+}
+
+void Model::Impl::for_each_bound_argument(std::string_view name, const std::function<bool(TSNode)>& visit) const {
+  if (name == "self" || name == "cls") return;
+  bool any = false;
+  for (const Function& f : functions) any = any || std::find(f.params.begin(), f.params.end(), name) != f.params.end();
+  if (!any) return;
+  if (!calls_by_callee_name_) {
+    auto& index = calls_by_callee_name_.emplace();
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (is(c.function, "identifier")) index[t(c.function)].push_back(i);
+      else if (is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self" && !c.method.empty())
+        index[c.method].push_back(i);
+    }
+  }
+  for (const Function& f : functions) {
+    if (std::find(f.params.begin(), f.params.end(), name) == f.params.end()) continue;
+    const auto callers_of = calls_by_callee_name_->find(f.name);
+    if (callers_of == calls_by_callee_name_->end()) continue;
+    // Its position as written; -1 (keyword only) after a `*args`, `*` or `**kw`.
+    int index = -1, at = 0;
+    bool positional = true;
+    for (TSNode p : ts::named_children(field(f.node, "parameters"))) {
+      if (is(p, "list_splat_pattern") || is(p, "dictionary_splat_pattern") || is(p, "keyword_separator")) {
+        positional = false;
+        continue;
+      }
+      if (is(p, "positional_separator")) continue;
+      TSNode id = is(p, "identifier") ? p : is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+      if (is(id, "identifier") && t(id) == name) {
+        index = positional ? at : -1;
+        break;
+      }
+      ++at;
+    }
+    const bool method = !null(f.cls);
+    if (method && index >= 0) --index;  // `self` is bound by the call's receiver
+    for (size_t ci : callers_of->second) {
+      const CallInfo& c = calls[ci];
+      if (method != is(c.function, "attribute") || c.unresolved_kwargs) continue;
+      // A method's call from its own class (`self.train_epoch(model)` in another method of it).
+      if (method) {
+        const size_t from = null(call_ctx[ci].function) ? SIZE_MAX : function_index(call_ctx[ci].function);
+        if (from == SIZE_MAX || !ts::same(functions[from].cls, f.cls)) continue;
+      }
+      const TSNode a = c.arg(name, index);
+      if (!null(a) && visit(a)) return;
+    }
+  }
 }
 
 // `class F(Function):`, `class F(torch.autograd.Function):`: a custom autograd function, whose
@@ -552,7 +620,7 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
   // and an evaluation pass (`test`, `evaluate`, `validate`, `val_epoch`): run each step, it is the
   // user's choice of how often to validate, not step code (the rule for helpers).
   if (fi == SIZE_MAX || functions[fi].name == "__init__") return w;
-  if (!functions[fi].step_fn && evaluation_name(functions[fi].name)) return w;
+  if (!functions[fi].step_fn && evaluation_pass(fi)) return w;
   w = function_step_where(fi, depth);
   if (w.in() && off_by_default(fi, ctx)) return StepWhere{};
   // Run directly by other files' steps:

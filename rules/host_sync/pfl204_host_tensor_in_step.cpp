@@ -15,12 +15,15 @@ namespace {
 
 // Factories whose output lands where `device=` says (the CPU by default). The `*_like` variants
 // follow their input's device, so they are not here.
-constexpr std::array<std::string_view, 24> kFactories = {
+constexpr std::array<std::string_view, 28> kFactories = {
     "zeros", "ones", "empty", "full", "tensor", "arange", "rand", "randn", "randint", "eye", "linspace",
     "from_numpy", "as_tensor", "logspace", "randperm",
     // The legacy constructors: `torch.Tensor([v])`, `torch.LongTensor(ids)` build CPU tensors.
     "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor", "HalfTensor",
-    "BFloat16Tensor"};
+    "BFloat16Tensor",
+    // Sparse tensors from indices and values (`torch.sparse.FloatTensor(idx, vals, size)`: a graph's
+    // adjacency built every batch), on the CPU without device=.
+    "sparse.FloatTensor", "sparse.LongTensor", "sparse.DoubleTensor", "sparse_coo_tensor"};
 
 // Casts, reshapes and in-place fills (which return their receiver) that keep a tensor where it is:
 // `torch.from_numpy(a).float().to(dev)`, `torch.zeros(b, k).scatter_(1, idx, 1).cuda()` are still
@@ -28,7 +31,7 @@ constexpr std::array<std::string_view, 24> kFactories = {
 bool keeps_place(std::string_view method) {
   for (std::string_view m : {"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
                              "contiguous", "unsqueeze", "squeeze", "view", "reshape", "t", "transpose", "permute",
-                             "flatten", "expand", "repeat", "clone", "detach", "requires_grad_", "fill_", "zero_",
+                             "flatten", "expand", "expand_as", "view_as", "reshape_as", "repeat", "clone", "detach", "requires_grad_", "fill_", "zero_",
                              "uniform_", "normal_", "random_", "bernoulli_", "scatter_", "masked_fill_"})
     if (method == m) return true;
   return false;
