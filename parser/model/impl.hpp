@@ -723,6 +723,10 @@ struct Model::Impl {
   // `name` is such a batch: a parameter every call that runs the function binds to the step's batch,
   // or a field unpacked from one.
   bool external_batch(TSNode name) const;
+  // `name` (a use in helper `fi`, not bound again before it) is a parameter that every call of this
+  // file binds to a step loop's batch (`fwd_wrap(X, device)` with `X, T = batch`): DLRM's dlrm_wrap.
+  bool helper_batch_parameter(size_t fi, TSNode name, int depth) const;
+  mutable int batch_loop_depth_ = 0;
   // Parameter `param` of function `fi` is bound to the batch by every call of other files' steps.
   bool batch_parameter(size_t fi, std::string_view param) const;
   // Code under an `if` that tests such a parameter.

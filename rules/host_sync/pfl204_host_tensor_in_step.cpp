@@ -197,24 +197,27 @@ class RulePFL204 final : public Rule {
 
   bool wants(const CallInfo& call) const override {
     if (call.method == "cuda" || call.method == "to") return true;
-    // `tensor2var(torch.randn(n, d))`: a factory handed to a plain function that may copy it.
-    return ts::is(call.function, "identifier") &&
-           std::any_of(call.positional.begin(), call.positional.end(), [](TSNode a) { return ts::is(a, "call"); });
+    // `tensor2var(torch.randn(n, d))`, `trans_to_cuda(torch.Tensor(ids).long())`, `to_var(z)`: a host
+    // tensor handed to a plain function that may copy it.
+    return ts::is(call.function, "identifier") && std::any_of(call.positional.begin(), call.positional.end(), [](TSNode a) {
+             return ts::is(a, "call") || ts::is(a, "identifier");
+           });
   }
 
   // A host factory handed to a function that copies that parameter to the GPU (SAGAN's
-  // `z = tensor2var(torch.randn(b, z_dim))`, tensor2var doing `x = x.cuda()`; held-out round 13).
+  // `z = tensor2var(torch.randn(b, z_dim))`, tensor2var doing `x = x.cuda()`; held-out round 13;
+  // SR-GNN's `trans_to_cuda(torch.Tensor(items).long())`, through casts; round 16).
   static void check_handed(TSNode node, const CallInfo& call, const Model& model, Emitter& out) {
     for (size_t i = 0; i < call.positional.size(); ++i) {
-      if (!ts::is(call.positional[i], "call")) continue;
-      const CallInfo* made = model.call(call.positional[i]);
+      if (!ts::is(call.positional[i], "call") && !ts::is(call.positional[i], "identifier")) continue;
+      const std::string where = model.copies_argument(call, i);
+      if (where.empty()) continue;
+      const CallInfo* made = host_origin(model, call.positional[i]).factory;
       if (!made || made->keyword("device") || made->unresolved_kwargs) continue;
       const std::string_view fn = factory_name(made->qualname);
       if (fn.empty() || !ts_node_is_null(data_loading::converted_batch(model, made->node))) continue;
       const StepContext sc = model.step_context(node);
       if (!sc.per_step() || factories_may_build_on_gpu(model)) return;
-      const std::string where = model.copies_argument(call, i);
-      if (where.empty()) continue;
       const std::string helper(model.text(call.function));
       Finding& f = out.report(made->node,
                               "`torch." + std::string(fn) + "(...)` is built in host memory and copied to the GPU every "
