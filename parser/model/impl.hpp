@@ -754,6 +754,10 @@ struct Model::Impl {
   // hand a parameter named `name` (a module-level function called by name, a method by `self.m(...)`),
   // until `visit` says stop.
   void for_each_bound_argument(std::string_view name, const std::function<bool(TSNode)>& visit) const;
+  // `agent = make_agent(obs_shape, args, device)`: the class a module-level factory function of this
+  // file returns an instance of (returned_class: ".Name" for a class of the file, else a project
+  // qualname), or empty.
+  std::string factory_made_class(TSNode call) const;
   // Calls by the name they call: an identifier callee's text, or the method of a `self.m(...)` call.
   mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_by_callee_name_;
   // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class

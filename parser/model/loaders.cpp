@@ -10,8 +10,9 @@ TSNode Model::Impl::iterable_base(TSNode e, bool* enumerated) const {
   for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
     TSNode fn = field(e, "function");
     const std::string_view name = last_component(t(fn));
+    // (`metric_logger.log_every(loader, print_freq, header)`: the MetricLogger of DINO, DeiT, MAE, iBOT.)
     if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "zip" && name != "islice" &&
-        name != "track" && name != "progress_bar" && name != "ProgressBar")
+        name != "track" && name != "progress_bar" && name != "ProgressBar" && name != "log_every")
       break;
     if (name == "enumerate" && enumerated) *enumerated = true;
     TSNode args = field(e, "arguments");

@@ -111,9 +111,17 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
   std::string_view found;
   const auto from_value = [&](TSNode v) {
     const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
-    if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) found = t(fn);
-    // `net = model`: follow the other name.
-    else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) found = instance_class(v, depth + 1);
+    if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) {
+      found = t(fn);
+    } else if (!null(fn) && is(fn, "identifier")) {
+      // `net = build_net(args)`, a factory of this file returning `Net(...)`.
+      const std::string made = factory_made_class(v);
+      if (made.starts_with(".") && class_methods.count(made.substr(1) + ".forward"))
+        if (const auto c = class_nodes.find(made.substr(1)); c != class_nodes.end()) found = t(field(c->second, "name"));
+    } else if ((is(v, "identifier") || is(v, "attribute")) && t(v) != t(callee)) {
+      // `net = model`: follow the other name.
+      found = instance_class(v, depth + 1);
+    }
     return !found.empty();
   };
   for_each_built_from(callee, from_value);
@@ -130,7 +138,14 @@ std::string_view Model::Impl::object_class(TSNode receiver) const {
   std::string_view found;
   const auto from_value = [&](TSNode v) {
     const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
-    if (!null(fn) && is(fn, "identifier") && class_nodes.count(std::string(t(fn)))) found = t(fn);
+    if (!null(fn) && is(fn, "identifier") && class_nodes.count(std::string(t(fn)))) {
+      found = t(fn);
+    } else if (!null(fn) && is(fn, "identifier")) {
+      // `agent = make_agent(args)`, a factory of this file returning `Agent(...)`.
+      const std::string made = factory_made_class(v);
+      if (made.starts_with("."))
+        if (const auto c = class_nodes.find(made.substr(1)); c != class_nodes.end()) found = t(field(c->second, "name"));
+    }
     return !found.empty();
   };
   for_each_built_from(receiver, from_value);
@@ -138,6 +153,14 @@ std::string_view Model::Impl::object_class(TSNode receiver) const {
     for_each_bound_argument(t(receiver), [&](TSNode a) { return from_value(past_moves_and_wrappers(a)); });
   object_class_memo_.emplace(t(receiver), found);
   return found;
+}
+
+std::string Model::Impl::factory_made_class(TSNode call) const {
+  const TSNode fn = field(call, "function");
+  if (!is(fn, "identifier") || class_nodes.count(std::string(t(fn)))) return {};
+  const auto f = functions_by_name.find(t(fn));
+  if (f == functions_by_name.end() || f->second.size() != 1 || !null(functions[f->second.front()].cls)) return {};
+  return returned_class(f->second.front(), -1);
 }
 
 void Model::Impl::for_each_bound_argument(std::string_view name, const std::function<bool(TSNode)>& visit) const {
@@ -374,12 +397,16 @@ void Model::Impl::find_steps() {
   // Loops that contain a step directly (a marker or a call to a step function in their body).
   // `for optimizer in optimizers: optimizer.step()` (CSAIL's segmentation trainer): a loop over the
   // optimizers of one step, not over steps; the loop around it is the step loop.
+  // So is `for classifier, optimizer in zip(classifiers, optimizers):` (iBOT's linear evaluation of
+  // several heads on one batch; held-out round 16).
   auto over_optimizers = [&](const Frame& fr, size_t call) {
     if (!marker[call] || calls[call].method != "step" || !is(fr.node, "for_statement")) return false;
-    const TSNode left = field(fr.node, "left");
-    if (!is(left, "identifier")) return false;
+    std::vector<std::string_view> names;
+    bound_names(field(fr.node, "left"), text, names);
     const CallInfo& c = calls[call];
-    return t(left) == t(c.receiver) || (!c.positional.empty() && t(left) == t(c.positional.front()));
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) {
+      return n == t(c.receiver) || (!c.positional.empty() && n == t(c.positional.front()));
+    });
   };
   auto mark_loops = [&](size_t call) {
     for (const auto& fr : call_ctx[call].frames)
@@ -413,6 +440,29 @@ void Model::Impl::find_steps() {
       auto it = loop_index.find(key(fr.node));
       if (it != loop_index.end() && !loops[it->second].own_optimizer_step) loops[it->second].step = false;
     }
+  }
+  // A step loop that only repeats the update (`for _ in range(num_updates): agent.update(...)`: curl,
+  // SAC-style off-policy RL; its variable unused, no batch taken in it) directly inside a loop of the
+  // same function: the outer loop is the one that steps (through the environment or the data), and
+  // what runs there (acting, copies, logging) runs every step.
+  for (auto& l : loops) {
+    if (!l.step || !is(l.node, "for_statement")) continue;
+    const TSNode right = field(l.node, "right"), left = field(l.node, "left");
+    if (!is(right, "call") || t(field(right, "function")) != "range" || !is(left, "identifier")) continue;
+    const TSNode body = field(l.node, "body");
+    const std::string_view var = t(left), inside = t(body);
+    bool used = false;
+    for (size_t at = inside.find(var); at != std::string_view::npos && !used; at = inside.find(var, at + 1)) {
+      const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+      used = (at == 0 || !word(inside[at - 1])) && (at + var.size() >= inside.size() || !word(inside[at + var.size()]));
+    }
+    if (used || inside.find("next(") != std::string_view::npos) continue;
+    const Frame* outer = innermost_loop(l.ctx);
+    if (!outer || !ts::same(function_containing(outer->node), function_containing(l.node))) continue;
+    const auto it = loop_index.find(key(outer->node));
+    if (it == loop_index.end()) continue;
+    l.step = false;
+    loops[it->second].step = true;
   }
   for (auto& l : loops)
     if (l.step) {

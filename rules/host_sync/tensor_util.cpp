@@ -311,10 +311,18 @@ bool torch_tensor_result(const Model& model, TSNode v) {
   if (ts_node_is_null(v) || !is(v, "call")) return false;
   const CallInfo* c = model.call(v);
   if (!c || !starts_with(c->qualname, "torch.") || torch_non_tensor(c->qualname)) return false;
+  // Factories and loaders: host tensors unless told otherwise (`torch.from_file(path, ...)` reading a
+  // data shard's header: modded-nanogpt's loader; `torch.tensor(ids)`, `torch.load(f)`).
   static constexpr std::string_view kFactories[] = {
       "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange", "torch.range", "torch.linspace",
       "torch.logspace", "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.eye",
-      "torch.empty_strided", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson"};
+      "torch.empty_strided", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
+      "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.from_numpy", "torch.from_file", "torch.frombuffer",
+      "torch.load", "torch.tril_indices", "torch.triu_indices", "torch.sparse_coo_tensor", "torch.Tensor",
+      "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor", "torch.ByteTensor",
+      "torch.CharTensor", "torch.ShortTensor", "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor",
+      "torch.hann_window", "torch.hamming_window", "torch.blackman_window", "torch.bartlett_window",
+      "torch.kaiser_window"};
   if (std::find(std::begin(kFactories), std::end(kFactories), c->qualname) != std::end(kFactories)) return false;
   return !c->positional.empty() || !c->keywords.empty();
 }
