@@ -783,6 +783,47 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
   return std::nullopt;
 }
 
+std::optional<OptionDefault> FileProjectContext::caller_option_default(const std::string& file, std::string_view function,
+                                                                       std::string_view param, std::string_view dest,
+                                                                       std::string* module_path) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  const auto has = [](const std::vector<std::string>& v, std::string_view x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // The scripts that call it with their parsed options: a training script's default is the run the
+  // rules judge; without one, every script must agree.
+  std::optional<OptionDefault> found, trained;
+  std::string found_in, trained_in;
+  bool agree = true;
+  for (const std::string& other : importers_naming(self.string(), function)) {
+    if (test_file(fs::path(other.substr(std::min(other.size(), root.size() + 1))))) continue;
+    const ModuleSummary* m = importer_summary(other);
+    if (!m || !(has(m->plain_calls, function) || has(m->conditional_calls, function)) || !has(m->parsed_names, param))
+      continue;
+    const auto o = std::find_if(m->options.begin(), m->options.end(), [&](const OptionDefault& x) { return x.dest == dest; });
+    const bool trains = graph_for(root).has_step_text.count(other) > 0;
+    if (o == m->options.end() || o->kind == OptionDefault::Kind::Unknown) {
+      if (trains) return std::nullopt;  // the training script's value is not known
+      agree = false;
+      continue;
+    }
+    if (trains && !trained) trained = *o, trained_in = other;
+    if (found && (found->kind != o->kind || found->b != o->b || found->i != o->i || found->f != o->f || found->s != o->s))
+      agree = false;
+    if (!found) found = *o, found_in = other;
+  }
+  if (trained) {
+    if (module_path) *module_path = trained_in;
+    return trained;
+  }
+  if (!agree || !found) return std::nullopt;
+  if (module_path) *module_path = found_in;
+  return found;
+}
+
 const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();

@@ -233,7 +233,7 @@ class Model {
   std::vector<std::string> args_functions() const;
   // Functions that build and return an ArgumentParser (`parser = ArgumentParser(); ...; return parser`).
   std::vector<std::string> parser_functions() const;
-  std::vector<std::string> args_variables() const;
+  std::vector<std::string> args_variables(bool any_scope = false) const;
 
   // ---- structure
   // The innermost enclosing node of `kind` (e.g. "function_definition"), or null.

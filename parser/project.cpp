@@ -49,6 +49,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   m.options = model.option_defaults();
   m.args_functions = model.args_functions();
   m.args_variables = model.args_variables();
+  m.parsed_names = model.args_variables(true);
   m.parser_functions = model.parser_functions();
   if (with_calls)
     for (const CallInfo& c : model.calls()) {

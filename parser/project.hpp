@@ -136,6 +136,7 @@ struct ModuleSummary {
   std::vector<OptionDefault> options;        // its argparse options
   std::vector<std::string> args_functions;   // functions that return parse_args()'s result
   std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
+  std::vector<std::string> parsed_names;     // names assigned parse_args()'s result anywhere (a main())
   std::vector<std::string> parser_functions; // functions that return the ArgumentParser they build
   // Only with `with_calls` (summarize_module): the names (last component) of the functions it calls
   // outside any `if` condition, and under one (`if args.seed != -1: provide_determinism(args.seed)`).
@@ -261,6 +262,20 @@ class ProjectContext {
     (void)dest;
     (void)module_path;
     (void)parser;
+    return std::nullopt;
+  }
+  // `def make_loaders(args)` in `file`, called by the scripts that import it with the options they
+  // parse into a name `param` (`args = parser.parse_args()`, `data.make_loaders(args)`): the default
+  // of `dest` in those scripts' parsers, when every such script declares it alike; its script's
+  // path goes to `*module_path`. nullopt when not known.
+  virtual std::optional<OptionDefault> caller_option_default(const std::string& file, std::string_view function,
+                                                             std::string_view param, std::string_view dest,
+                                                             std::string* module_path) {
+    (void)file;
+    (void)function;
+    (void)param;
+    (void)dest;
+    (void)module_path;
     return std::nullopt;
   }
   // Whether `word` (a function's name) occurs as a whole word in another Python file of `file`'s

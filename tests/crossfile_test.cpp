@@ -655,4 +655,13 @@ TEST(CrossFile, AParameterAnnotatedWithAProjectClassCallsItsMethods) {
 }
 
 }  // namespace
+TEST(CrossFile, OptionsAScriptHandsToAFactoryOfAnotherModuleHaveItsDefaults) {
+  // tests/fixtures/crossfile_caller_options/: data.make_loaders(args) builds the loader from the
+  // options train.py parses: num_workers=args.num_workers is 0 by train.py's default (PFL101), and the
+  // --fancy-loader branch is off. evaluate.py passes its own options (another default): the training
+  // script's is the one judged. Trap: make_other(cfg), whose parameter no script's parsed options
+  // are named for, stays unknown.
+  check_project(kDir.parent_path() / "crossfile_caller_options", 3);
+}
+
 }  // namespace perflint

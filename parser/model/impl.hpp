@@ -611,6 +611,9 @@ struct Model::Impl {
   Value imported_option(TSNode object, std::string_view dest, TSNode function) const;
   Value option_value(const ArgOption& option, int depth) const;
   // The default of option `dest` of the project module behind `source` (see ProjectContext::option_default).
+  // `args.dest` for a parameter `args` that the importing scripts bind to their parsed options.
+  Value caller_option(TSNode function, std::string_view param, std::string_view dest) const;
+  static Value option_default_value(const std::optional<OptionDefault>& d, const std::string& module_path);
   Value project_option(const std::string& source, std::string_view dest, bool parser) const;
   // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
   // call of the function): the option's default, of this file's parser or a project function's.

@@ -549,13 +549,15 @@ std::vector<std::string> Model::parser_functions() const {
   return out;
 }
 
-std::vector<std::string> Model::args_variables() const {
+std::vector<std::string> Model::args_variables(bool any_scope) const {
   std::vector<std::string> out;
   if (impl_->options.empty()) return out;
   for (const auto& a : impl_->all_assigns) {
-    if (!ts_node_is_null(a.ctx.function) || !is(a.target, "identifier") || !is(a.value, "call")) continue;
+    if ((!any_scope && !ts_node_is_null(a.ctx.function)) || !is(a.target, "identifier") || !is(a.value, "call")) continue;
     const std::string_view fn = last_component(impl_->t(field(a.value, "function")));
-    if (fn == "parse_args" || fn == "parse_known_args") out.emplace_back(impl_->t(a.target));
+    if ((fn == "parse_args" || fn == "parse_known_args") &&
+        std::find(out.begin(), out.end(), impl_->t(a.target)) == out.end())
+      out.emplace_back(impl_->t(a.target));
   }
   return out;
 }

