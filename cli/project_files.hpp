@@ -123,6 +123,13 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
+  // `from solver import Solver` that no directory from the importer up to the root resolves: the
+  // project's one module of that dotted name (`src/solver/solver.py`, on a PYTHONPATH a shell script
+  // sets, or a sys.path entry an `_init_paths.py` adds), when exactly one candidate outside tests is
+  // a file, or defines one of `names`; empty otherwise. Memoised per (root, dotted, names). Caller
+  // holds mu_.
+  std::string unique_module_file(const std::string& root, std::string_view dotted, const std::vector<std::string>& names);
+  std::map<std::string, std::string> unique_modules_;
   // Resolves a step call's dotted target from the calling file: (file, function), or nullopt.
   std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,
                                                                     const std::string& target);

@@ -152,6 +152,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
             if (b.size() <= root.size() || b.rfind('/') == std::string::npos) break;
           }
         }
+        const size_t before = targets.size();
         for (const std::string& b : bases) {
           if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
           // `from pkg import mod`: a submodule.
@@ -159,6 +160,28 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
             if (const std::string m = module_file(b, s.module.empty() ? n : s.module + "." + n); !m.empty())
               targets.insert(m);
         }
+        // Resolved to nothing, or only to a package whose __init__.py cannot provide the names
+        // (`from solver import Solver` with an empty src/solver/__init__.py next to src/solver/solver.py,
+        // the module a PYTHONPATH entry makes importable: Speech-Transformer).
+        bool provided = targets.size() > before;
+        if (provided && !s.names.empty()) {
+          provided = false;
+          for (const std::string& b : bases) {
+            const std::string t = module_file(b, s.module);
+            if (t.empty()) continue;
+            const std::string_view body = text_of(t);
+            if (!t.ends_with("/__init__.py") ||
+                std::any_of(s.names.begin(), s.names.end(), [&](const std::string& n) { return body.find(n) != std::string_view::npos; }))
+              provided = true;
+          }
+          if (!provided)
+            for (const std::string& n : s.names)
+              provided = provided || std::any_of(bases.begin(), bases.end(), [&](const std::string& b) {
+                           return !module_file(b, s.module + "." + n).empty();
+                         });
+        }
+        if (!provided && s.level == 0 && !s.module.empty())
+          if (const std::string m = unique_module_file(root, s.module, s.names); !m.empty()) targets.insert(m);
       }
       targets.erase(f);
       if (!targets.empty()) g.imports[f].assign(targets.begin(), targets.end());
@@ -187,6 +210,10 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
   if (store_) mark_computed(root);
   return graphs_.emplace(root, std::move(g)).first->second;
 }
+
+namespace {
+bool defines(std::string_view text, std::string_view name);
+}  // namespace
 
 std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_target(const std::string& root,
                                                                                       const std::string& caller,
@@ -218,7 +245,40 @@ std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_t
       if (file_exists(init)) return follow_reexports(root, init, rest);
     }
   }
+  // A module found only on a path the project adds at run time (unique_module_file).
+  for (size_t k = parts.size() - 1; k >= 1; --k) {
+    std::string dotted(target.substr(0, static_cast<size_t>(parts[k - 1].data() + parts[k - 1].size() - target.data())));
+    const std::string rest(target.substr(dotted.size() + 1));
+    if (const std::string file = unique_module_file(root, dotted, {rest.substr(0, rest.find('.'))}); !file.empty())
+      return follow_reexports(root, file, rest);
+  }
   return std::nullopt;
+}
+
+std::string FileProjectContext::unique_module_file(const std::string& root, std::string_view dotted,
+                                                   const std::vector<std::string>& names) {
+  std::string key = root + "|" + std::string(dotted) + "|";
+  for (const std::string& n : names) key += n + ",";
+  if (auto it = unique_modules_.find(key); it != unique_modules_.end()) return it->second;
+  std::string rel(dotted);
+  std::replace(rel.begin(), rel.end(), '.', '/');
+  std::vector<std::string> candidates;
+  for (const std::string& f : root_files(root)) {
+    if (test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1))))) continue;
+    if (f.ends_with("/" + rel + ".py") || f.ends_with("/" + rel + "/__init__.py")) candidates.push_back(f);
+  }
+  // Several: the one that defines an imported name (`src/solver/solver.py` over an empty
+  // `src/solver/__init__.py`).
+  if (candidates.size() > 1) {
+    std::vector<std::string> defining;
+    for (const std::string& c : candidates)
+      if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return !n.empty() && defines(text_of(c), n); }))
+        defining.push_back(c);
+    candidates = std::move(defining);
+  }
+  std::string found = candidates.size() == 1 ? candidates.front() : std::string();
+  unique_modules_.emplace(std::move(key), found);
+  return found;
 }
 
 namespace {

@@ -664,4 +664,13 @@ TEST(CrossFile, OptionsAScriptHandsToAFactoryOfAnotherModuleHaveItsDefaults) {
   check_project(kDir.parent_path() / "crossfile_caller_options", 3);
 }
 
+TEST(CrossFile, ModulesOnAPythonPathTheProjectSetsAreFoundByTheirUniqueName) {
+  // tests/fixtures/crossfile_pythonpath/: src/bin/train.py imports `from solver import Solver`, which
+  // only a PYTHONPATH entry makes importable: the project's one `solver` module that defines Solver
+  // (src/solver/solver.py, not the empty src/solver/__init__.py). Its step calls loss.py's helper
+  // (PFL201 there); the visdom branch, `self.visdom = args.visdom` with the script's default 0, is
+  // off (trap: the .item() in it).
+  check_project(kDir.parent_path() / "crossfile_pythonpath", 4);
+}
+
 }  // namespace perflint

@@ -602,6 +602,14 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
         continue;
       }
       if (i == 0) break;  // not an `and`: the whole condition was judged above
+      // `self.visdom_epoch`, set in the constructor from an option or a parameter that is off by
+      // default (attribute_default_truth).
+      if (is(c, "attribute") && t(field(c, "object")) == "self" && attribute_default_truth(c) == std::optional<bool>(false)) {
+        bool device = false;
+        for (std::string_view w : {"cuda", "gpu", "device", "accel"}) device = device || icontains(t(c), w);
+        if (!device) off_then = true;
+        continue;
+      }
       const Value ov = eval(c, function, 0);
       if (!(ov.from_option || ov.from_imported_option) || ov.truthy() != std::optional<bool>(false)) continue;
       bool device = false;
@@ -765,10 +773,27 @@ bool Model::Impl::off_by_default(size_t fi, const Context& ctx) const {
       negated = true;
       cond = unparenthesized(field(cond, "argument"));
     }
-    std::optional<bool> by_default;
-    if (is(cond, "comparison_operator")) by_default = none_test_truth(fi, cond);
-    else if (is(cond, "identifier")) by_default = parameter_default_truth(fi, t(cond));
-    else if (is(cond, "attribute") && t(field(cond, "object")) == "self") by_default = attribute_default_truth(cond);
+    const auto truth_of = [&](TSNode c) -> std::optional<bool> {
+      if (is(c, "comparison_operator")) return none_test_truth(fi, c);
+      if (is(c, "identifier")) return parameter_default_truth(fi, t(c));
+      if (is(c, "attribute") && t(field(c, "object")) == "self") return attribute_default_truth(c);
+      return std::nullopt;
+    };
+    std::optional<bool> by_default = truth_of(cond);
+    // `if self.visdom_epoch and not cross_valid:` (Speech-Transformer's solver): an operand of an
+    // `and` that is false by default makes the branch off (its else branch stays unknown).
+    if (!by_default && !negated && wanted && is(cond, "boolean_operator") && t(ts_node_child(cond, 1)) == "and") {
+      std::vector<TSNode> operands{cond};
+      for (size_t i = 0; i < operands.size() && i < 16; ++i) {
+        const TSNode c = unparenthesized(operands[i]);
+        if (is(c, "boolean_operator") && t(ts_node_child(c, 1)) == "and") {
+          operands.push_back(field(c, "left"));
+          operands.push_back(field(c, "right"));
+        } else if (truth_of(c) == std::optional<bool>(false)) {
+          return true;
+        }
+      }
+    }
     if (!by_default) continue;
     if ((*by_default != negated) != wanted) return true;
   }
@@ -894,6 +919,15 @@ std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
   if (sites.empty()) return std::nullopt;
   std::optional<bool> truth;
   for (const auto& [value, function] : sites) {
+    // `self.visdom_epoch = args.visdom_epoch` in a constructor the importing scripts call with their
+    // parsed options (caller_option): that option's default.
+    if (is(value, "attribute") && !null(function) && is(field(value, "object"), "identifier")) {
+      const Value v = caller_option(function, t(field(value, "object")), t(field(value, "attribute")));
+      const std::optional<bool> tv = v.known() ? v.truthy() : std::nullopt;
+      if (!tv || (truth && *truth != *tv)) return std::nullopt;
+      truth = tv;
+      continue;
+    }
     if (!is(value, "identifier") || null(function)) return std::nullopt;
     const std::optional<bool> v = constructor_parameter_truth(function, t(value), 0);
     if (!v || (truth && *truth != *v)) return std::nullopt;

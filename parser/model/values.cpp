@@ -317,15 +317,22 @@ Value Model::Impl::caller_option(TSNode function, std::string_view param, std::s
   // A parameter of a module-level function no call of this file runs, its options handed over by
   // the scripts that import it (`def make_loaders(args)`, `data.make_loaders(args)` after `args =
   // parser.parse_args()`: DLRM's data module; held-out round 16), not bound again in the function.
+  // A constructor's too, the scripts building the class (`Solver(data, model, optimizer, args)` keeps
+  // `self.visdom_epoch = args.visdom_epoch`: Speech-Transformer).
   if (!project || null(function)) return Value{};
   const size_t fi = function_index(function);
-  if (fi == SIZE_MAX || !null(functions[fi].cls) || (fi < callers.size() && !callers[fi].empty())) return Value{};
+  if (fi == SIZE_MAX || (fi < callers.size() && !callers[fi].empty())) return Value{};
+  std::string_view called = functions[fi].name;
+  if (!null(functions[fi].cls)) {
+    if (called != "__init__") return Value{};
+    called = t(field(functions[fi].cls, "name"));
+  }
   const auto& ps = functions[fi].params;
   if (std::find(ps.begin(), ps.end(), param) == ps.end() || bindings().assigns.count(scope_key(function, param)))
     return Value{};
   std::string module_path;
-  return option_default_value(
-      project->caller_option_default(src.path(), functions[fi].name, param, dest, &module_path), module_path);
+  return option_default_value(project->caller_option_default(src.path(), called, param, dest, &module_path),
+                              module_path);
 }
 
 Value Model::Impl::project_option(const std::string& source, std::string_view dest, bool parser) const {

@@ -119,6 +119,17 @@ class RulePFL302 final : public Rule {
     return false;
   }
 
+  // `enabled=`, or the autograd profiler's first positional argument, which is `enabled`
+  // (`profile(args.enable_profiling, use_cuda=...)`: DLRM, held-out round 16); null when not given.
+  static TSNode enabled_arg(const CallInfo& c) {
+    if (const Argument* en = c.keyword("enabled")) return en->value;
+    if ((c.qualname == "torch.autograd.profiler.profile" || c.qualname == "torch.autograd.profiler_legacy.profile" ||
+         c.qualname == "torch.autograd.profiler.emit_nvtx") &&
+        !c.positional.empty() && !c.star_args)
+      return c.positional.front();
+    return {};
+  }
+
   static void check_with(TSNode with, const Model& model, Emitter& out) {
     TSNode profiler{};
     // `with_clause` holds the `with_item`s; each item's value may be `call as name`.
@@ -142,8 +153,8 @@ class RulePFL302 final : public Rule {
     }
     if (only_called_conditionally(model, with)) return;
     const CallInfo* c = model.call(profiler);
-    if (const Argument* en = c->keyword("enabled")) {
-      const Value v = model.evaluate(en->value);
+    if (const TSNode en = enabled_arg(*c); !ts_node_is_null(en)) {
+      const Value v = model.evaluate(en);
       if (v.truthy() != true) {
         if (gate || !(gate = off_by_default_flag(v))) return;  // False, or unknown: switched off
         gate_note = origin_note(out, "enabled", v);
@@ -182,7 +193,7 @@ class RulePFL302 final : public Rule {
       }
     }
     if (!made || made->unresolved_kwargs) return;
-    if (const Argument* en = made->keyword("enabled"); en && model.evaluate(en->value).truthy() != true) return;
+    if (const TSNode en = enabled_arg(*made); !ts_node_is_null(en) && model.evaluate(en).truthy() != true) return;
     if (model.under_condition(node) || only_called_conditionally(model, node)) return;
     // The loop must follow in the same function body (or module), before any `prof.stop()`.
     TSNode scope = model.enclosing(node, "function_definition");

@@ -433,6 +433,10 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   const auto& calls = model.calls();
   const auto first = std::lower_bound(calls.begin(), calls.end(), lo,
                                       [](const CallInfo& c, uint32_t at) { return ts_node_start_byte(c.node) < at; });
+  // Only a rebinding before the use counts: the loop binds the batch afresh each iteration, so a copy
+  // later in the body (`assert images.max().item() <= 1` first, then `images = images.to(device)`:
+  // minimal-diffusion, held-out round 16) leaves the use on the host batch.
+  const uint32_t use = ts_node_start_byte(expr);
   for (auto it = first; it != calls.end() && ts_node_start_byte(it->node) < hi; ++it) {
     const CallInfo& c = *it;
     if (c.method != "to" && c.method != "cuda") continue;
@@ -440,6 +444,7 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
     TSNode a = ts::parent(c.node);
     for (int up = 0; up < 8 && !ts_node_is_null(a) && !is(a, "assignment"); ++up) a = ts::parent(a);
     if (!is(a, "assignment")) continue;
+    if (ts_node_start_byte(a) > use) continue;
     bool binds = false;
     ts::walk(field(a, "left"), [&](TSNode n) {
       if (is(n, "identifier") && model.text(n) == name) binds = true;
