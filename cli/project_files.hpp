@@ -58,6 +58,8 @@ class FileProjectContext final : public ProjectContext {
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
   std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
                                                                 const std::string& module) override;
+  std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
+                                                   std::string_view path, std::string* module_path) override;
   std::optional<OptionDefault> caller_option_default(const std::string& file, std::string_view function,
                                                      std::string_view param, std::string_view dest,
                                                      std::string* module_path) override;

@@ -843,6 +843,25 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
   return std::nullopt;
 }
 
+std::optional<OptionDefault> FileProjectContext::config_tree_default(const std::string& from_file,
+                                                                     const std::string& source, std::string_view path,
+                                                                     std::string* module_path) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(root_for(self), self.string(), source);
+  if (!r || r->first == self.string() || r->second.empty() || r->second.find('.') != std::string::npos)
+    return std::nullopt;
+  if (text_of(r->first).find(r->second + ".") == std::string::npos) return std::nullopt;
+  const std::string key = r->second + "." + std::string(path);
+  for (const OptionDefault& o : parsed_summary_of(r->first)->config_tree)
+    if (o.dest == key) {
+      if (module_path) *module_path = r->first;
+      return o;
+    }
+  return std::nullopt;
+}
+
 std::optional<OptionDefault> FileProjectContext::caller_option_default(const std::string& file, std::string_view function,
                                                                        std::string_view param, std::string_view dest,
                                                                        std::string* module_path) {

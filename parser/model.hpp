@@ -230,6 +230,7 @@ class Model {
   std::vector<StepCall> step_calls() const;
   // Its argparse options with their defaults, and where parse_args()'s result is returned/kept.
   std::vector<OptionDefault> option_defaults() const;
+  std::vector<OptionDefault> config_tree_defaults() const;
   std::vector<std::string> args_functions() const;
   // Functions that build and return an ArgumentParser (`parser = ArgumentParser(); ...; return parser`).
   std::vector<std::string> parser_functions() const;

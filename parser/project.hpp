@@ -134,6 +134,8 @@ struct ModuleSummary {
   std::vector<SteppedResult> stepped_results;
   std::vector<StepCall> step_calls;   // calls out of the module that run every step
   std::vector<OptionDefault> options;        // its argparse options
+  // Module-level config-tree defaults (`_C = CN()`, `_C.WORKERS = 4`): dest "_C.WORKERS".
+  std::vector<OptionDefault> config_tree;
   std::vector<std::string> args_functions;   // functions that return parse_args()'s result
   std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
   std::vector<std::string> parsed_names;     // names assigned parse_args()'s result anywhere (a main())
@@ -275,6 +277,17 @@ class ProjectContext {
     (void)function;
     (void)param;
     (void)dest;
+    (void)module_path;
+    return std::nullopt;
+  }
+  // A yacs-style config tree of another module (`from config import config`, `config.WORKERS`):
+  // the module-level default of `path` ("WORKERS", "TRAIN.SHUFFLE") in the tree `source` names,
+  // after re-exports; its module's path goes to `*module_path`. nullopt when not known.
+  virtual std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
+                                                           std::string_view path, std::string* module_path) {
+    (void)from_file;
+    (void)source;
+    (void)path;
     (void)module_path;
     return std::nullopt;
   }

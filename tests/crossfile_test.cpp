@@ -673,4 +673,11 @@ TEST(CrossFile, ModulesOnAPythonPathTheProjectSetsAreFoundByTheirUniqueName) {
   check_project(kDir.parent_path() / "crossfile_pythonpath", 4);
 }
 
+TEST(CrossFile, AYacsConfigTreeOfAnotherModuleGivesItsDefaults) {
+  // tests/fixtures/crossfile_yacs/: tools/train.py reads num_workers=config.WORKERS from the yacs tree
+  // lib/config re-exports (`from .default import _C as config`), found through an _init_paths-style
+  // sys.path entry: 4 by default, so PFL105. Trap: a key the tree does not define stays unknown.
+  check_project(kDir.parent_path() / "crossfile_yacs", 3);
+}
+
 }  // namespace perflint

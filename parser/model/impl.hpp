@@ -614,6 +614,15 @@ struct Model::Impl {
   // `args.dest` for a parameter `args` that the importing scripts bind to their parsed options.
   Value caller_option(TSNode function, std::string_view param, std::string_view dest) const;
   static Value option_default_value(const std::optional<OptionDefault>& d, const std::string& module_path);
+  // Module-level config trees (`_C = CN()` / `CfgNode()` / `ConfigDict()` / `EasyDict()` / `edict()`,
+  // then `_C.TRAIN.SHUFFLE = True`): "_C.TRAIN.SHUFFLE" -> the value of its one module-level write, for
+  // keys no function writes. Built on first use.
+  const std::unordered_map<std::string, TSNode>& config_tree() const;
+  mutable std::optional<std::unordered_map<std::string, TSNode>> config_tree_;
+  mutable std::unordered_map<std::string_view, std::string_view> config_aliases_;  // name -> its tree's root
+  // `config.TRAIN.SHUFFLE` (an attribute chain): its config-tree default, of this file's tree or of
+  // another module's (`from config import config`); unknown otherwise.
+  Value config_tree_value(TSNode chain, int depth) const;
   Value project_option(const std::string& source, std::string_view dest, bool parser) const;
   // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
   // call of the function): the option's default, of this file's parser or a project function's.

@@ -495,6 +495,17 @@ void Model::Impl::collect_loaders() {
     d.step_loop = step_loop_nodes.front();
     auto it = loop_index.find(key(d.step_loop));
     d.repeated = it != loop_index.end() && loops[it->second].repeated;
+    // `iterator_train = iter(loader_train)` once, outside any loop, and `next(iterator)` every step of
+    // every epoch (CSAIL's semantic-segmentation): one iterator for the whole run, not one per epoch.
+    if (d.repeated)
+      for (size_t i = 0; i < calls.size(); ++i) {
+        const CallInfo& c = calls[i];
+        if (t(c.function) == "iter" && c.positional.size() == 1 && t(c.positional.front()) == d.variable &&
+            !frames_have_loop(call_ctx[i])) {
+          d.repeated = false;
+          break;
+        }
+      }
   }
 }
 

@@ -485,6 +485,27 @@ std::vector<SteppedResult> Model::stepped_results() const {
   return out;
 }
 
+std::vector<OptionDefault> Model::config_tree_defaults() const {
+  std::vector<OptionDefault> out;
+  for (const auto& [key, value] : impl_->config_tree()) {
+    OptionDefault d;
+    d.dest = key;
+    d.flag = key;
+    d.line = impl_->src.position(ts_node_start_byte(value)).line;
+    const Value v = impl_->eval(value, TSNode{}, 0);
+    switch (v.kind) {
+      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
+      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = v.b; break;
+      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = v.i; break;
+      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = v.f; break;
+      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = v.s; break;
+      default: continue;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::vector<OptionDefault> Model::option_defaults() const {
   std::vector<OptionDefault> out;
   for (const ArgOption& o : impl_->options) {

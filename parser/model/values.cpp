@@ -192,6 +192,7 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     return config_value(obj, key.s, function, depth);
   }
   if (k == "attribute") {
+    if (Value c = config_tree_value(n, depth); c.known()) return c;
     // args.workers -> the argparse default of --workers.
     TSNode obj = field(n, "object");
     // Options parsed in another module of the project: `args = get_args()`, `from config import args`.
@@ -367,6 +368,82 @@ TSNode Model::Impl::module_class(std::string_view name) const {
   }
   const auto it = module_classes_->find(name);
   return it == module_classes_->end() ? TSNode{} : it->second;
+}
+
+const std::unordered_map<std::string, TSNode>& Model::Impl::config_tree() const {
+  if (config_tree_) return *config_tree_;
+  auto& out = config_tree_.emplace();
+  // The roots: names bound once, at module level, to an empty config node.
+  std::unordered_set<std::string_view> roots;
+  const Bindings& b = bindings();
+  for (const Assign& a : all_assigns) {
+    if (!null(a.ctx.function) || !is(a.target, "identifier") || !is(a.value, "call")) continue;
+    const std::string_view fn = last_component(t(field(a.value, "function")));
+    if (fn != "CN" && fn != "CfgNode" && fn != "ConfigDict" && fn != "EasyDict" && fn != "edict") continue;
+    const auto it = b.assigns.find(scope_key(TSNode{}, t(a.target)));
+    if (it != b.assigns.end() && it->second.size() == 1) roots.insert(t(a.target));
+  }
+  if (roots.empty()) return out;
+  // Other names for a root (`cfg = _C`), anywhere: writes through them count.
+  config_aliases_.clear();
+  for (std::string_view r : roots) config_aliases_.emplace(r, r);
+  for (const Assign& a : all_assigns)
+    if (is(a.target, "identifier") && is(a.value, "identifier") && roots.count(t(a.value)))
+      config_aliases_.emplace(t(a.target), t(a.value));
+  std::unordered_map<std::string, int> writes;
+  std::unordered_set<std::string> in_functions;
+  for (const Assign& a : all_assigns) {
+    if (!is(a.target, "attribute")) continue;
+    const std::string_view chain = t(a.target);
+    const auto root = config_aliases_.find(chain.substr(0, chain.find('.')));
+    if (root == config_aliases_.end()) continue;
+    bool plain = true;  // identifiers and dots only
+    for (char ch : chain) plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.');
+    if (!plain) continue;
+    const std::string key = std::string(root->second) + std::string(chain.substr(chain.find('.')));
+    if (!null(a.ctx.function) || !a.ctx.frames.empty()) {
+      in_functions.insert(key);
+      continue;
+    }
+    ++writes[key];
+    out[key] = a.value;
+  }
+  for (auto it = out.begin(); it != out.end();)
+    it = writes[it->first] != 1 || in_functions.count(it->first) ? out.erase(it) : std::next(it);
+  return out;
+}
+
+Value Model::Impl::config_tree_value(TSNode chain, int depth) const {
+  if (depth > 8) return Value{};
+  const std::string_view text_of = t(chain);
+  for (char ch : text_of)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return Value{};
+  const std::string_view root = text_of.substr(0, text_of.find('.'));
+  // This file's tree, through any of its names.
+  if (const auto& tree = config_tree(); !tree.empty()) {
+    const auto canonical = config_aliases_.find(root);
+    if (canonical == config_aliases_.end()) return Value{};
+    if (const auto it = tree.find(std::string(canonical->second) + std::string(text_of.substr(root.size())));
+        it != tree.end()) {
+      Value v = eval(it->second, TSNode{}, depth + 1);
+      if (v.known() && !v.from_option) v.from_config = std::string(text_of);
+      return v;
+    }
+    return Value{};
+  }
+  // Another module's: `from config import config`, `import config as C` (C.config.X is not read).
+  if (!project) return Value{};
+  const auto alias = aliases.find(root);
+  if (alias == aliases.end() || alias->second.find('.') == std::string::npos) return Value{};
+  std::string module_path;
+  const std::optional<OptionDefault> d =
+      project->config_tree_default(src.path(), alias->second, text_of.substr(root.size() + 1), &module_path);
+  if (!d) return Value{};
+  Value v = option_default_value(d, module_path);
+  v.from_imported_option = false;  // a config file's default, not a command-line switch
+  v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
+                  std::to_string(d->line) + ", its default; a YAML file merged into it may change it)";
+  return v;
 }
 
 Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const {
