@@ -485,6 +485,22 @@ std::vector<SteppedResult> Model::stepped_results() const {
   return out;
 }
 
+namespace {
+
+// A known literal value as an OptionDefault's kind and value (Unknown otherwise).
+void set_default(OptionDefault& d, const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
+    case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = v.b; break;
+    case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = v.i; break;
+    case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = v.f; break;
+    case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = v.s; break;
+    default: d.kind = OptionDefault::Kind::Unknown; break;
+  }
+}
+
+}  // namespace
+
 std::vector<OptionDefault> Model::config_tree_defaults() const {
   std::vector<OptionDefault> out;
   for (const auto& [key, value] : impl_->config_tree()) {
@@ -492,16 +508,8 @@ std::vector<OptionDefault> Model::config_tree_defaults() const {
     d.dest = key;
     d.flag = key;
     d.line = impl_->src.position(ts_node_start_byte(value)).line;
-    const Value v = impl_->eval(value, TSNode{}, 0);
-    switch (v.kind) {
-      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
-      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = v.b; break;
-      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = v.i; break;
-      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = v.f; break;
-      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = v.s; break;
-      default: continue;
-    }
-    out.push_back(std::move(d));
+    set_default(d, impl_->eval(value, TSNode{}, 0));
+    if (d.kind != OptionDefault::Kind::Unknown) out.push_back(std::move(d));
   }
   return out;
 }
@@ -524,14 +532,7 @@ std::vector<OptionDefault> Model::option_defaults() const {
       else if (a.kind == Value::Kind::String && a.s == "store_false") resolved.kind = Value::Kind::Bool, resolved.b = true;
       else if (!action) resolved.kind = Value::Kind::None;
     }
-    switch (resolved.kind) {
-      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
-      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = resolved.b; break;
-      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = resolved.i; break;
-      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = resolved.f; break;
-      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = resolved.s; break;
-      default: d.kind = OptionDefault::Kind::Unknown; break;
-    }
+    set_default(d, resolved);
     out.push_back(std::move(d));
   }
   return out;
