@@ -141,7 +141,9 @@ class RulePFL401 final : public Rule {
     for (TSNode a : model.nodes_of_kind("assignment"))
       if (model.qualname(ts::field(a, "left")) == kMatmulFlag) return;  // set either way: (a) judges it
     for (const auto& c : model.calls()) {
-      if (c.qualname == kPrecision) return;
+      // (Also through a `torch` a later import rebinds, `from torch.optim.swa_utils import torch`: the
+      // line this rule's fix adds must quiet it, or --fix would add it again on every run.)
+      if (c.qualname == kPrecision || c.qualname.ends_with(".set_float32_matmul_precision")) return;
       if (is_hf_training_args(c.qualname) && (c.keyword("tf32") || c.unresolved_kwargs)) return;
     }
     if (uses_reduced_precision(model)) return;
