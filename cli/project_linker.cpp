@@ -152,33 +152,25 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
             if (b.size() <= root.size() || b.rfind('/') == std::string::npos) break;
           }
         }
-        const size_t before = targets.size();
+        // What each base makes of the statement: the module itself, or a submodule per name.
+        bool provided = false;
         for (const std::string& b : bases) {
-          if (const std::string m = module_file(b, s.module); !m.empty()) targets.insert(m);
+          if (const std::string m = module_file(b, s.module); !m.empty()) {
+            targets.insert(m);
+            // A package's __init__.py provides the names only when its text has them (an empty
+            // src/solver/__init__.py next to src/solver/solver.py, the module a PYTHONPATH entry makes
+            // importable: Speech-Transformer).
+            const std::string_view body = m.ends_with("/__init__.py") ? std::string_view(text_of(m)) : std::string_view();
+            provided = provided || s.names.empty() || !m.ends_with("/__init__.py") ||
+                       std::any_of(s.names.begin(), s.names.end(),
+                                   [&](const std::string& n) { return body.find(n) != std::string_view::npos; });
+          }
           // `from pkg import mod`: a submodule.
           for (const std::string& n : s.names)
-            if (const std::string m = module_file(b, s.module.empty() ? n : s.module + "." + n); !m.empty())
+            if (const std::string m = module_file(b, s.module.empty() ? n : s.module + "." + n); !m.empty()) {
               targets.insert(m);
-        }
-        // Resolved to nothing, or only to a package whose __init__.py cannot provide the names
-        // (`from solver import Solver` with an empty src/solver/__init__.py next to src/solver/solver.py,
-        // the module a PYTHONPATH entry makes importable: Speech-Transformer).
-        bool provided = targets.size() > before;
-        if (provided && !s.names.empty()) {
-          provided = false;
-          for (const std::string& b : bases) {
-            const std::string t = module_file(b, s.module);
-            if (t.empty()) continue;
-            const std::string_view body = text_of(t);
-            if (!t.ends_with("/__init__.py") ||
-                std::any_of(s.names.begin(), s.names.end(), [&](const std::string& n) { return body.find(n) != std::string_view::npos; }))
               provided = true;
-          }
-          if (!provided)
-            for (const std::string& n : s.names)
-              provided = provided || std::any_of(bases.begin(), bases.end(), [&](const std::string& b) {
-                           return !module_file(b, s.module + "." + n).empty();
-                         });
+            }
         }
         if (!provided && s.level == 0 && !s.module.empty())
           if (const std::string m = unique_module_file(root, s.module, s.names); !m.empty()) targets.insert(m);

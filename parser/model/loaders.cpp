@@ -380,13 +380,9 @@ void Model::Impl::collect_loaders() {
   // functions of the file it calls: what it returns from a batch is still the host batch.
   const std::function<bool(size_t, int)> stays_on_host = [&](size_t fi, int depth) {
     if (depth > 2) return false;
-    const TSNode fn = functions[fi].node;
-    const uint32_t lo = ts_node_start_byte(fn), hi = ts_node_end_byte(fn);
-    auto c = std::lower_bound(calls.begin(), calls.end(), lo,
-                              [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
-    for (; c != calls.end() && ts_node_start_byte(c->node) < hi; ++c) {
-      if (moves_to_device(*c) || c->method == "pin_memory") return false;
-      for (size_t callee : call_callees[static_cast<size_t>(&*c - calls.data())])
+    for (size_t ci : calls_in(fi)) {
+      if (moves_to_device(calls[ci]) || calls[ci].method == "pin_memory") return false;
+      for (size_t callee : call_callees[ci])
         if (callee != fi && !stays_on_host(callee, depth + 1)) return false;
     }
     return true;
