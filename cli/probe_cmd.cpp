@@ -144,6 +144,9 @@ void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<F
   s.device = device_text(e);
   s.device_kind = e.device_kind;
   s.steps_measured = static_cast<int>(e.measured().size());
+  if (e.warmup_added > 0)
+    s.warmup_added = "+" + std::to_string(e.warmup_added) + " while the DataLoader's batches made ahead fed the steps, " +
+                     (e.warmup_reason.empty() ? std::string("until the run ended") : e.warmup_reason);
   s.median_step_ms = e.median_step_ms();
   s.step_clock = e.step_clock;
   s.data_wait_share = e.data_wait_share();

@@ -102,6 +102,8 @@ Expected<Evidence> parse_evidence(const std::string& text, const std::string& pa
   e.step_clock = d.string("step_clock").value_or("host") == "cuda_events" ? "cuda_events" : "host";
   e.steps_requested = to_integer<int>(d.num("steps_requested"), 0);
   e.warmup = to_integer<int>(d.num("warmup"), 0);
+  e.warmup_added = to_integer<int>(d.num("warmup_added"), 0);
+  e.warmup_reason = d.string("warmup_reason").value_or("");
   e.rank = to_integer<int>(d.num("rank"), 0);
   e.local_rank = to_integer<int>(d.num("local_rank"), 0);
   e.world_size = to_integer<int>(d.num("world_size"), 1);
@@ -220,6 +222,7 @@ const std::pair<const char*, double GpuStep::*> kGpuFields[] = {
     {"wall_ns", &GpuStep::wall_ns},     {"busy_ns", &GpuStep::busy_ns},
     {"kernels", &GpuStep::kernels},     {"launches", &GpuStep::launches},
     {"syncs", &GpuStep::syncs},         {"sync_ns", &GpuStep::sync_ns},
+    {"sync_idle_ns", &GpuStep::sync_idle_ns},
     {"h2d_bytes", &GpuStep::h2d_bytes}, {"h2d_pageable_bytes", &GpuStep::h2d_pageable_bytes},
     {"h2d_ns", &GpuStep::h2d_ns},       {"h2d_sync_copies", &GpuStep::h2d_sync_copies},
     {"d2h_bytes", &GpuStep::d2h_bytes}, {"d2h_ns", &GpuStep::d2h_ns}};

@@ -70,7 +70,7 @@ struct LoaderEvidence {
 
 // One step of GPU activity from the CUPTI library (`<evidence>.cupti.json`).
 struct GpuStep {
-  double wall_ns = 0, busy_ns = 0, kernels = 0, launches = 0, syncs = 0, sync_ns = 0;
+  double wall_ns = 0, busy_ns = 0, kernels = 0, launches = 0, syncs = 0, sync_ns = 0, sync_idle_ns = 0;
   double h2d_bytes = 0, h2d_pageable_bytes = 0, h2d_ns = 0, h2d_sync_copies = 0, d2h_bytes = 0, d2h_ns = 0;
   double fp32_gemm_ns = 0, tf32_gemm_ns = 0, half_gemm_ns = 0, conv_ns = 0, attention_ns = 0;
 };
@@ -87,6 +87,8 @@ struct Evidence {
   std::string python, python_version, torch, script, step_marker;
   int steps_requested = 0;
   int warmup = 0;
+  int warmup_added = 0;       // warm-up steps the shim added while a DataLoader's batches made ahead fed the steps
+  std::string warmup_reason;  // when it stopped adding them
   int rank = 0, local_rank = 0, world_size = 1;  // from RANK / LOCAL_RANK / WORLD_SIZE in the child
   std::string device_kind = "cpu";  // cpu | cuda
   std::string device_name, capability;

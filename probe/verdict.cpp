@@ -122,6 +122,22 @@ Verdict judge_sync(const Finding& f, const Evidence& e) {
     return make(State::Inconclusive, "no host sync seen from this line (" + source +
                                          "; the implicit sync of empty_cache() is not visible to it)");
   if (count == 0) return make(State::Refuted, "no host sync from this line during the measured steps (" + source + ")");
+  const double per_step = static_cast<double>(count) / measured.size();
+  if (e.gpu_traced() && e.sync_debug) {
+    // The price of a sync: the GPU idles from the end of the work the host waited for until the
+    // host queues more (CUPTI: sync_idle_ns). Shared among the step's sync lines by their counts.
+    uint64_t all = 0;
+    for (const auto* s : measured)
+      for (const auto& y : s->syncs)
+        if (y.cuda && y.op == "sync") all += y.count;
+    const double ms = e.gpu_mean(&GpuStep::sync_idle_ns) / 1e6 * static_cast<double>(count) / std::max<uint64_t>(all, count);
+    const double share = per_step_share(ms, e);
+    const std::string what = fmt(per_step) + " host syncs per step from this line; the GPU then idles " + fmt(ms, 2) +
+                             " ms per step until the host queues more work" +
+                             (all > count ? " (this line's share of the step's syncs)" : "");
+    if (share < 0.02) return make(State::Refuted, what + ": under 2% of the step", ms, share);
+    return make(State::Confirmed, what + " (upper bound of the saving)", ms, share);
+  }
   return make(State::Inconclusive, fmt(static_cast<double>(count) / measured.size()) +
                                        " host syncs per step from this line (" + source +
                                        "); their price, the GPU idle time after each, is not isolated by one run");

@@ -357,7 +357,7 @@ std::string environment(const ProbeSummary& p) {
       {"torch", p.torch.empty() ? "?" : p.torch},
       {"device", p.device},
       {"steps", std::to_string(p.steps_measured) + " measured of " + std::to_string(p.steps_requested) + " requested, after " +
-                    std::to_string(p.warmup) + " warm-up"}};
+                    std::to_string(p.warmup) + " warm-up" + (p.warmup_added.empty() ? "" : " (" + p.warmup_added + ")")}};
   if (p.steps_measured > 0) {
     rows.emplace_back("median step", ms(p.median_step_ms) + " ms" +
                                          (p.step_clock == "cuda_events" ? " (GPU timeline, CUDA events)" : ""));

@@ -74,6 +74,7 @@ struct ProbeSummary {
   int steps_requested = 0;
   int steps_measured = 0;
   int warmup = 0;
+  std::string warmup_added;           // "+4 while ..." when the shim lengthened the warm-up; empty: none
   double median_step_ms = 0.0;
   double data_wait_share = 0.0;
   double gpu_busy_share = -1.0;       // < 0: no GPU tracing in this run

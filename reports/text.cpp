@@ -266,7 +266,8 @@ std::string probe_section(const std::vector<FileResult>& results, const ProbeSum
   out += "  interpreter   " + p.python + " (" + p.python_source + "), torch " + (p.torch.empty() ? "?" : p.torch) + "\n";
   out += "  device        " + p.device + "\n";
   out += "  steps         " + std::to_string(p.steps_measured) + " measured of " + std::to_string(p.steps_requested) +
-         " requested, after " + std::to_string(p.warmup) + " warm-up\n";
+         " requested, after " + std::to_string(p.warmup) + " warm-up" +
+         (p.warmup_added.empty() ? "" : " (" + p.warmup_added + ")") + "\n";
   if (p.steps_measured > 0) {
     out += "  median step   " + ms(p.median_step_ms) + " ms" +
            (p.step_clock == "cuda_events" ? " (GPU timeline: CUDA events at the step boundaries)"

@@ -103,6 +103,34 @@ TEST(CuptiAggregate, RecordsAreBucketedByStepMarksAndBusyTimeIsAUnion) {
   EXPECT_EQ(s1.busy_ns, 10u + 100u + 5u);
 }
 
+TEST(CuptiAggregate, TheGpuIdleAfterASyncThatWaitedIsItsPrice) {
+  Aggregator a;
+  a.mark_step(0);
+  a.mark_step(1000);
+  a.mark_step(2000);
+  // Step 0: kernels [10, 300) on two streams, [300, 400); the host waits in a sync from 350 to 405,
+  // then queues the next kernel at 700: 300 ns of idle GPU caused by the sync. A second sync on the
+  // same finished work (410-420) adds nothing.
+  a.add(KernelRecord{"k", 10, 300});
+  a.add(KernelRecord{"k", 250, 400});
+  a.add(SyncRecord{350, 405});
+  a.add(SyncRecord{410, 420});
+  a.add(KernelRecord{"k", 700, 900});
+  // Step 1: the host reaches the sync after the GPU ran dry (GPU idle 900-1500, sync 1200-1201):
+  // the host was behind; the gap is not the sync's. Then a sync that returns while work continues
+  // on another stream (1600-1610, busy run 1500-1900): no gap either.
+  a.add(SyncRecord{1200, 1201});
+  a.add(KernelRecord{"k", 1500, 1900});
+  a.add(SyncRecord{1600, 1610});
+  a.add(KernelRecord{"k", 1950, 1990});
+  const auto steps = a.steps();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].sync_idle_ns, 300u);
+  EXPECT_EQ(steps[0].syncs, 2u);
+  EXPECT_EQ(steps[1].sync_idle_ns, 0u);
+  EXPECT_NE(to_json(steps).find("\"sync_idle_ns\": 300"), std::string::npos);
+}
+
 TEST(CuptiAggregate, JsonIsReadableByTheEvidenceReader) {
   Aggregator a;
   a.mark_step(0);

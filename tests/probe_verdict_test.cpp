@@ -220,6 +220,30 @@ TEST(ProbeVerdict, SyncDebugWarningsReplaceTheCallCountersOnCuda) {
   EXPECT_EQ(judge(finding("PFL201", 12), counted).evidence.rfind("1.0 host syncs per step", 0), 0u);
 }
 
+TEST(ProbeVerdict, TracedSyncsArePricedByTheGpuIdleTimeAfterThem) {
+  const std::string step = R"({"warmup": false, "wall_ms": 10, "syncs": [
+      {"site": "train.py:12", "op": "sync", "count": 1, "cuda": true},
+      {"site": "train.py:14", "op": "sync", "count": 3, "cuda": true}]})";
+  const auto traced = [&](double idle_ns) {
+    Evidence e = with_steps(kH100, {step, step}, R"(, "sync_debug": true)");
+    const std::string g = R"({"status": "ok", "steps": [{"wall_ns": 10000000, "busy_ns": 7000000, "kernels": 50,
+        "syncs": 4, "sync_idle_ns": )" + std::to_string(idle_ns) + "}, " + R"({"wall_ns": 10000000, "busy_ns": 7000000,
+        "kernels": 50, "syncs": 4, "sync_idle_ns": )" + std::to_string(idle_ns) + "}]}";
+    EXPECT_TRUE(add_gpu_activity(e, g, "g.json").ok());
+    return e;
+  };
+  const Evidence idle = traced(2000000);  // 2 ms of idle GPU after the syncs, every step
+  const Verdict one = judge(finding("PFL201", 12), idle);
+  EXPECT_EQ(one.state, Verdict::State::Confirmed) << one.evidence;
+  EXPECT_NEAR(*one.cost_ms_per_step, 0.5, 1e-9);  // 1 of the step's 4 syncs
+  EXPECT_NE(one.evidence.find("upper bound"), std::string::npos);
+  EXPECT_NEAR(*judge(finding("PFL202", 14), idle).cost_ms_per_step, 1.5, 1e-9);
+  // The host ran behind anyway (the GPU never waited on a sync): refuted, with its small price.
+  const Verdict cheap = judge(finding("PFL202", 14), traced(100000));
+  EXPECT_EQ(cheap.state, Verdict::State::Refuted) << cheap.evidence;
+  EXPECT_NEAR(*cheap.cost_ms_per_step, 0.075, 1e-9);
+}
+
 TEST(ProbeVerdict, ConvAndPrecisionVerdictsNeedTracingUnlessAFlagAlreadyDecides) {
   const std::string bench = R"({"warmup": false, "wall_ms": 10, "autocast": true, "flags": {"cudnn_benchmark": true}})";
   EXPECT_EQ(judge(finding("PFL503", 2), with_steps(kH100, {bench})).state, Verdict::State::Refuted);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
 namespace perflint::cupti {
@@ -70,6 +72,41 @@ void Aggregator::add(const MemcpyRecord& r) { copies_.push_back(r); }
 void Aggregator::add(const SyncRecord& r) { syncs_.push_back(r); }
 void Aggregator::add(const LaunchRecord& r) { launches_.push_back(r); }
 
+// The GPU's busy runs over the whole trace (kernels and copies, every stream), merged and sorted.
+std::vector<std::pair<uint64_t, uint64_t>> Aggregator::busy_runs() const {
+  std::vector<std::pair<uint64_t, uint64_t>> iv;
+  for (const auto& k : kernels_)
+    if (k.end_ns > k.start_ns) iv.emplace_back(k.start_ns, k.end_ns);
+  for (const auto& c : copies_)
+    if (c.end_ns > c.start_ns) iv.emplace_back(c.start_ns, c.end_ns);
+  std::sort(iv.begin(), iv.end());
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  for (const auto& [a, b] : iv) {
+    if (!runs.empty() && a <= runs.back().second) runs.back().second = std::max(runs.back().second, b);
+    else runs.emplace_back(a, b);
+  }
+  return runs;
+}
+
+// A sync that waited: the GPU was busy when the host began waiting (a busy run holds its start) and
+// that run ended before the sync returned. The idle gap after that run (to the next run) counts
+// once, in the step of the sync (host marks), however many syncs waited on the same run.
+void Aggregator::add_sync_idle(std::vector<StepActivity>& out) const {
+  const auto runs = busy_runs();
+  std::vector<bool> counted(runs.size(), false);
+  for (const auto& y : syncs_) {
+    const long s = step_of(marks_, y.start_ns);
+    if (s < 0) continue;
+    auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(y.start_ns, UINT64_MAX));
+    if (it == runs.begin()) continue;
+    const size_t r = static_cast<size_t>(std::prev(it) - runs.begin());
+    const auto [a0, a] = runs[r];
+    if (y.start_ns < a0 || y.start_ns >= a || a > y.end_ns || r + 1 >= runs.size() || counted[r]) continue;
+    counted[r] = true;
+    out[s].sync_idle_ns += runs[r + 1].first - a;
+  }
+}
+
 std::vector<StepActivity> Aggregator::steps() const {
   const std::vector<uint64_t>& device = device_clock() ? device_marks_ : marks_;
   std::vector<StepActivity> out(marks_.size() < 2 ? 0 : marks_.size() - 1);
@@ -111,6 +148,7 @@ std::vector<StepActivity> Aggregator::steps() const {
     const long s = step_of(marks_, l.start_ns);
     if (s >= 0) ++out[s].launches;
   }
+  add_sync_idle(out);
   // Busy time is the union of the intervals: overlapping kernels (streams) count once.
   for (size_t s = 0; s < out.size(); ++s) {
     auto& iv = busy[s];
@@ -136,17 +174,18 @@ std::vector<StepActivity> Aggregator::steps() const {
 
 std::string to_json(const std::vector<StepActivity>& steps) {
   std::string out = "[";
-  char buf[512];
+  char buf[1024];
   for (size_t i = 0; i < steps.size(); ++i) {
     const auto& s = steps[i];
     std::snprintf(buf, sizeof buf,
                   "%s\n {\"wall_ns\": %llu, \"busy_ns\": %llu, \"kernels\": %llu, \"launches\": %llu, "
-                  "\"syncs\": %llu, \"sync_ns\": %llu, \"h2d_bytes\": %llu, \"h2d_pageable_bytes\": %llu, "
+                  "\"syncs\": %llu, \"sync_ns\": %llu, \"sync_idle_ns\": %llu, \"h2d_bytes\": %llu, \"h2d_pageable_bytes\": %llu, "
                   "\"h2d_ns\": %llu, \"h2d_sync_copies\": %llu, \"d2h_bytes\": %llu, \"d2h_ns\": %llu, \"kernel_ns\": {",
                   i ? "," : "", static_cast<unsigned long long>(s.end_ns - s.start_ns),
                   static_cast<unsigned long long>(s.busy_ns), static_cast<unsigned long long>(s.kernels),
                   static_cast<unsigned long long>(s.launches), static_cast<unsigned long long>(s.syncs),
-                  static_cast<unsigned long long>(s.sync_ns), static_cast<unsigned long long>(s.h2d_bytes),
+                  static_cast<unsigned long long>(s.sync_ns), static_cast<unsigned long long>(s.sync_idle_ns),
+                  static_cast<unsigned long long>(s.h2d_bytes),
                   static_cast<unsigned long long>(s.h2d_pageable_bytes), static_cast<unsigned long long>(s.h2d_ns),
                   static_cast<unsigned long long>(s.h2d_sync_copies), static_cast<unsigned long long>(s.d2h_bytes),
                   static_cast<unsigned long long>(s.d2h_ns));

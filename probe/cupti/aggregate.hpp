@@ -45,6 +45,11 @@ struct StepActivity {
   uint64_t h2d_bytes = 0, h2d_pageable_bytes = 0, h2d_ns = 0, h2d_sync_copies = 0;
   uint64_t d2h_bytes = 0, d2h_ns = 0;
   uint64_t syncs = 0, sync_ns = 0;
+  // GPU idle time after the host syncs of the step that waited for the GPU: from the end of the GPU
+  // work the sync waited for to the next GPU work. The host queued nothing meanwhile; without the
+  // sync it could have queued that work while the GPU was busy. An upper bound of what removing
+  // the syncs saves (a host slower than the GPU stays the bottleneck).
+  uint64_t sync_idle_ns = 0;
   uint64_t launches = 0;
   double busy_share() const;
 };
@@ -69,6 +74,8 @@ class Aggregator {
   std::vector<StepActivity> steps() const;
 
  private:
+  std::vector<std::pair<uint64_t, uint64_t>> busy_runs() const;
+  void add_sync_idle(std::vector<StepActivity>& out) const;
   std::vector<uint64_t> marks_;
   std::vector<uint64_t> device_marks_;
   std::vector<KernelRecord> kernels_;

@@ -66,6 +66,30 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(loader["num_workers"], 0)
         self.assertTrue(loader["site"].endswith("data_bound.py:26"), loader["site"])
 
+    def test_warm_up_lasts_until_the_loaders_batches_made_ahead_are_used(self):
+        # The workers make a batch in 60 ms each (2 of them: two batches every 60 ms, 30 ms a step on
+        # average); the step itself takes 1 ms. The 4 batches made while step 0 slept feed the next
+        # steps at once: measuring those would time steps far faster than the loader allows.
+        code, ev, log = probe("prefetched_loader.py", "--make-ms", "60", steps=6, warmup=1)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["warmup_requested"], 1)
+        self.assertGreater(ev["warmup_added"], 0, ev["steps"])
+        self.assertEqual(ev["warmup"], 1 + ev["warmup_added"])
+        self.assertIn("no batch made ahead", ev["warmup_reason"])
+        walls = [s["wall_ms"] for s in measured(ev)]
+        self.assertEqual(len(walls), 6)
+        # the loader's pace (30 ms on average; ~11 ms when the stock's batches are measured)
+        self.assertGreater(sum(walls) / len(walls), 18.0, walls)
+        # Workers that keep up: warm-up grows by at most num_workers x prefetch_factor steps.
+        code, ev, log = probe("prefetched_loader.py", "--make-ms", "0", "--step-ms", "30", steps=3, warmup=2)
+        self.assertEqual(code, 0, log)
+        self.assertLessEqual(ev["warmup_added"], 4 + 1, ev["steps"])
+        if ev["warmup_added"]:
+            self.assertIn("keeps up", ev["warmup_reason"])
+        # No worker loader: the warm-up asked for.
+        code, ev, log = probe("data_bound.py", steps=3, warmup=2)
+        self.assertEqual((ev["warmup"], ev["warmup_added"]), (2, 0))
+
     def test_in_memory_loader_with_a_heavy_model_is_not_data_bound(self):
         code, ev, log = probe("compute_bound.py")
         self.assertEqual(code, 0, log)

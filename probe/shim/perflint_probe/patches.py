@@ -142,6 +142,12 @@ def install(probe):
 
     @functools.wraps(orig_next)
     def iter_next(self):
+        c = probe.current
+        if c.loader_ready is None and getattr(self, "_num_workers", 0) > 0 and probe.in_user_code():
+            # an iterator's first batch cannot have been made ahead: -1, "just started"
+            c.loader_ready, c.loader_depth = _batches_ready(self)
+            if getattr(self, "_perflint_first", False) and c.loader_ready is not None:
+                c.loader_ready = -1
         t0 = time.perf_counter()
         try:
             return orig_next(self)
@@ -234,6 +240,18 @@ _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "_all_gath
                 "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast", "reduce", "barrier", "all_to_all",
                 "all_to_all_single", "gather", "scatter", "all_gather_object", "broadcast_object_list",
                 "gather_object", "scatter_object_list", "monitored_barrier")
+
+
+def _batches_ready(it):
+    """(batches a worker DataLoader iterator has made and not yet handed out, batches it keeps in
+    flight); (None, 0) when its internals are not the ones known (torch 1.13 to 2.x)."""
+    try:
+        depth = int(it._num_workers) * int(getattr(it, "_prefetch_factor", 2) or 2)
+        ready = it._data_queue.qsize()  # from the workers, or from the pin-memory thread
+        ready += sum(1 for info in it._task_info.values() if len(info) == 2)  # arrived out of order
+        return ready, depth
+    except Exception:  # NotImplementedError (qsize on some platforms), an iterator of another kind
+        return None, 0
 
 
 def _install_collectives(probe, torch):

@@ -38,7 +38,8 @@ class StepCounters:
 
     __slots__ = ("start", "data_wait", "syncs", "autocast", "checkpoint_calls", "checkpoint_ms", "backward_calls",
                  "zero_grad_calls", "zero_grad_fill_calls", "zero_grad_ms", "phases", "comm_ms", "comm_calls",
-                 "ddp_allreduce_ms", "ddp_buckets", "ddp_forwards", "ddp_forward_overhead_ms", "ddp_find_unused")
+                 "ddp_allreduce_ms", "ddp_buckets", "ddp_forwards", "ddp_forward_overhead_ms", "ddp_find_unused",
+                 "loader_ready", "loader_depth")
 
     def __init__(self, start):
         self.start = start
@@ -61,12 +62,22 @@ class StepCounters:
         self.ddp_forwards = 0
         self.ddp_forward_overhead_ms = 0.0
         self.ddp_find_unused = False
+        # The first batch this step took from a DataLoader with workers: how many batches were
+        # already made and waiting (None: not known), and how many the loader keeps in flight
+        # (num_workers x prefetch_factor).
+        self.loader_ready = None
+        self.loader_depth = 0
 
 
 class Probe:
     def __init__(self, steps, warmup, out, apply=()):
         self.steps = max(1, steps)
         self.warmup = max(0, warmup)
+        self.warmup_requested = self.warmup
+        # Warm-up steps added while a DataLoader's prefetched batches were being used up, and why.
+        self.warmup_added = 0
+        self.warmup_reason = None
+        self._ready_history = []
         self.out = out
         self.pid = os.getpid()
         self.torch = None
@@ -275,6 +286,8 @@ class Probe:
             self.step_clock = StepClock(lambda: self.torch.cuda.Event(enable_timing=True))
         if self.step_clock is not None:
             self.step_clock.mark(len(self.records))
+        if self.warmup > 0 and len(self.records) + 1 == self.warmup and self._loader_still_prefetched(self.current):
+            self.warmup += 1
         if self.cupti is not None:
             self.cupti.perflint_cupti_mark_step()
             if len(self.records) + 1 == self.warmup:
@@ -318,6 +331,33 @@ class Probe:
             self._settle_gpu()
             self.write()
             _flush_and_exit(0)
+
+    def _loader_still_prefetched(self, c):
+        """At the end of the last warm-up step: whether the batches a DataLoader's workers made ahead
+        (up to num_workers x prefetch_factor, filled while the first steps ran slowly) are still
+        feeding the steps. Measured steps fed from that stock run faster than the loader can keep
+        up with, so warm-up goes on until the loader's steady state: a step found no batch waiting
+        (the loader is the bottleneck), or the stock has not shrunk over `depth` steps (the workers
+        keep up), or 4 x depth steps were added."""
+        ready, depth = c.loader_ready, c.loader_depth
+        if ready is None or depth <= 0:
+            return False
+        history = self._ready_history
+        reason = None  # None: the loader's first batch (its stock only now being made), or still running down
+        if ready >= 0:
+            history.append(ready)
+            if ready == 0:
+                reason = "until a step found no batch made ahead (the loader sets the pace)"
+            elif len(history) > depth and ready >= history[-1 - depth]:
+                reason = "until the batches made ahead stopped running down (the loader keeps up)"
+        if reason is None and self.warmup_added >= 4 * depth:
+            reason = "at most 4 x num_workers x prefetch_factor; the loader's stock was still running down"
+        if reason is None:
+            self.warmup_added += 1
+            return True
+        if self.warmup_added:
+            self.warmup_reason = reason
+        return False
 
     def _settle_gpu(self):
         """The measured steps are over: one synchronize() lets every step event complete (no
@@ -443,6 +483,9 @@ class Probe:
             "script": self.script,
             "steps_requested": self.steps,
             "warmup": self.warmup,
+            "warmup_requested": self.warmup_requested,
+            "warmup_added": self.warmup_added,
+            "warmup_reason": self.warmup_reason,
             "rank": _env_int("RANK", 0),
             "local_rank": _env_int("LOCAL_RANK", 0),
             "world_size": _env_int("WORLD_SIZE", 1),

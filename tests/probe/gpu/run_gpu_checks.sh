@@ -8,8 +8,8 @@
 # facts; independent A/B of every planted script and its hand-fixed twin (ab.py, CUDA events);
 # perflint-calibrate built against this PyTorch and `perflint calibrate --device cuda`; `perflint
 # --probe --verify` with CUPTI on every planted script (summarize.py sets each report beside its A/B);
-# CUPTI held by torch.profiler; probe overhead (with CUPTI, then shim only); torch.compile counters
-# with and without the shim.
+# torch.compile counters with and without the shim; CUPTI held by torch.profiler; probe overhead
+# (with CUPTI, then shim only).
 set -u
 OUT=${OUT:-/tmp/gpu-checks}
 BUILD=${BUILD:-build}
@@ -39,7 +39,10 @@ cal_pid=$!
 # Device time is scarce: every stage checks the clock (DEADLINE, seconds since the start) and is
 # skipped, saying so, when it would not finish; the scripts go most informative first.
 DEADLINE=${DEADLINE:-520}
-SCRIPTS=${SCRIPTS:-"tf32_off anomaly checkpointed clean item_sync pageable_copies cudnn_off nonblocking_unpinned"}
+SCRIPTS=${SCRIPTS:-"anomaly pageable_copies nonblocking_unpinned item_sync cudnn_off checkpointed tf32_off clean"}
+# ab.py's warm-up: long enough for a DataLoader's prefetched stock to run out (loader-fed scripts
+# are otherwise timed on batches made ahead: bimodal, faster than their steady state).
+AB_WARMUP=${AB_WARMUP:-30}
 fits() { if (( SECONDS + $1 > DEADLINE )); then echo "skipped (deadline: ${SECONDS}s of ${DEADLINE}s used, needs ~$1s): $2"; return 1; fi; }
 
 stage "A/B: each planted script and its hand-fixed twin, timed with CUDA events (ab.py)"
@@ -47,7 +50,7 @@ for s in $SCRIPTS; do
   for v in "$s" "${s}_fixed"; do
     [ -f "$G/$v.py" ] || continue
     fits 20 "ab $v" || continue
-    timeout 90 "$PYTHON" $G/ab.py --warmup 5 --steps 30 $G/$v.py >> "$W/ab.jsonl" 2> "$W/ab_$v.err" || echo "ab $v: exit $?"
+    timeout 90 "$PYTHON" $G/ab.py --warmup "$AB_WARMUP" --steps 30 $G/$v.py >> "$W/ab.jsonl" 2> "$W/ab_$v.err" || echo "ab $v: exit $?"
     tail -1 "$W/ab.jsonl"
   done
 done
@@ -77,6 +80,25 @@ for s in $SCRIPTS; do
   pack
 done
 
+stage "torch.compile: dynamo counters bare and under the probe"
+fits 90 compile && {
+PERFLINT_GPU_COUNTERS="$W/counters_bare.json" timeout 150 "$PYTHON" $G/ab.py --warmup 3 --steps 10 $G/compiled.py > "$W/compiled_bare.txt" 2>&1
+cat "$W/compiled_bare.txt" | tail -3
+PERFLINT_GPU_COUNTERS="$W/counters_probe.json" timeout 150 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 120 \
+    --python "$PYTHON" --output-format json -o "$W/probe_compiled.json" $G/compiled.py 2> "$W/probe_compiled.err"
+echo "probe compiled: exit $?"
+"$PYTHON" - "$W/counters_bare.json" "$W/counters_probe.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for key in sorted(set(a) | set(b)):
+    if a.get(key) != b.get(key):
+        print("differs:", key, "bare", a.get(key), "probe", b.get(key))
+print("stats bare", a.get("stats"), "\nstats probe", b.get("stats"))
+print("recompiles/graph breaks bare", a.get("recompiles"), a.get("graph_break"), "probe", b.get("recompiles"), b.get("graph_break"))
+PY
+pack
+}
+
 stage "CUPTI held by torch.profiler"
 if fits 40 profiled; then
   PERFLINT_CUPTI=1 timeout 90 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 60 --python "$PYTHON" \
@@ -95,25 +117,6 @@ fits 50 "overhead, shim only" && WORKLOAD_ARGS="$WL" TARGET=1.03 BUILD="$BUILD" 
 pack
 }
 
-stage "torch.compile: dynamo counters bare and under the probe"
-fits 90 compile && {
-PERFLINT_GPU_COUNTERS="$W/counters_bare.json" timeout 150 "$PYTHON" $G/ab.py --warmup 3 --steps 10 $G/compiled.py > "$W/compiled_bare.txt" 2>&1
-cat "$W/compiled_bare.txt" | tail -3
-PERFLINT_GPU_COUNTERS="$W/counters_probe.json" timeout 150 "$PL" --isolated --probe --warmup 3 --steps 10 --timeout 120 \
-    --python "$PYTHON" --output-format json -o "$W/probe_compiled.json" $G/compiled.py 2> "$W/probe_compiled.err"
-echo "probe compiled: exit $?"
-"$PYTHON" - "$W/counters_bare.json" "$W/counters_probe.json" <<'PY'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-for key in sorted(set(a) | set(b)):
-    if a.get(key) != b.get(key):
-        print("differs:", key, "bare", a.get(key), "probe", b.get(key))
-print("stats bare", a.get("stats"), "\nstats probe", b.get("stats"))
-print("recompiles/graph breaks bare", a.get("recompiles"), a.get("graph_break"), "probe", b.get("recompiles"), b.get("graph_break"))
-PY
-pack
-
-}
 "$PYTHON" $G/summarize.py "$W" > "$W/summary.txt" 2>&1
 pack
 stage "done at ${SECONDS}s"

@@ -55,7 +55,9 @@ def main(root):
             name, fmt(bare), fmt(fixed), fmt(p.get("median_step_ms")), p.get("step_clock"),
             p.get("phases_clock"), fmt(p.get("gpu_busy_share")),
             "step " + ("agrees" if near(p.get("median_step_ms"), bare) else "DISAGREES") if bare else "no A/B"))
-        print("    overhead: %s" % p.get("overhead"))
+        print("    overhead: %s; warm-up added: %s; ab.py means %s -> %s ms" % (
+            p.get("overhead"), p.get("warmup_added"), fmt((ab.get(name) or {}).get("gpu_mean_ms")),
+            fmt((ab.get(name + "_fixed") or {}).get("gpu_mean_ms"))))
         for f in report.get("findings", []):
             v = f.get("verdict")
             if not v:
@@ -67,6 +69,10 @@ def main(root):
                 verify.get("fix"), verify.get("status"), fmt(saving), fmt(v.get("measured_spread_ms")))
             if bare is not None and fixed is not None and saving is not None:
                 line += "; ab.py saving %.2f ms: %s" % (bare - fixed, "agrees" if near(saving, bare - fixed) else "DISAGREES")
+            elif bare is not None and fixed is not None and v.get("cost_ms_per_step") is not None:
+                # no --verify saving (no run-time fix): the measured cost against the A/B's difference
+                cost = v.get("cost_ms_per_step")
+                line += "; cost vs ab.py saving %.2f ms: %s" % (bare - fixed, "agrees" if near(cost, bare - fixed) else "DISAGREES")
             print(line)
             print("      " + (v.get("evidence") or "")[:300])
     for name, row in sorted(ab.items()):
