@@ -73,6 +73,26 @@ Expected<GemmRatio> gemm_ratio(const Calibration& c, GemmDtype dtype, std::optio
   return *std::min_element(pairs.begin(), pairs.end(), better);
 }
 
+Expected<Estimate> estimate_half_saving(const Calibration& c, double fp32_ns, double tf32_ns,
+                                        std::optional<GemmShape> shape) {
+  if (tf32_ns <= 0.0) return estimate_gemm_saving(c, GemmDtype::Bf16, fp32_ns, shape);
+  auto r = gemm_ratio(c, GemmDtype::Bf16, shape);
+  if (!r) return r.error();
+  double tf32_gflops = 0.0;
+  for (const auto& g : c.gemms)
+    if (g.dtype == GemmDtype::Tf32 && g.shape == r->shape && g.gflops.median > 0.0) tf32_gflops = g.gflops.median;
+  if (tf32_gflops <= 0.0)
+    return make_error(device_of(c) + " has no TF32 figure at " + to_string(r->shape) + ", where bf16 was measured");
+  const double fp32_ms = fp32_ns / 1e6, tf32_ms = tf32_ns / 1e6;
+  const double ms = fp32_ms * (1.0 - r->fp32_gflops / r->other_gflops) +
+                    tf32_ms * std::max(0.0, 1.0 - tf32_gflops / r->other_gflops);
+  return make(ms, num(fp32_ms) + " ms/step of fp32 GEMM x (1 - " + num(r->fp32_gflops) + "/" + num(r->other_gflops) +
+                      ") + " + num(tf32_ms) + " ms/step of TF32 GEMM x (1 - " + num(tf32_gflops) + "/" +
+                      num(r->other_gflops) + ") GFLOP/s fp32, tf32/bf16 at " + to_string(r->shape) +
+                      (shape ? ", the measured shape nearest " + to_string(*shape) : ", the smallest bf16 gain measured") +
+                      " = " + num(std::max(0.0, ms)) + " ms");
+}
+
 Expected<Estimate> estimate_pinned_saving(const Calibration& c, double bytes, double copies) {
   if (bytes <= 0.0) return make(0.0, "no host-to-device copy from pageable memory per step: nothing to save");
   const double n = std::max(1.0, copies);

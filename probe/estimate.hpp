@@ -36,6 +36,11 @@ Expected<Estimate> estimate_pinned_saving(const Calibration& c, double pageable_
 // Faster GEMM (TF32, bf16): fp32_gemm_ns x (1 - fp32_throughput / dtype_throughput).
 Expected<Estimate> estimate_gemm_saving(const Calibration& c, GemmDtype dtype, double fp32_gemm_ns_per_step,
                                         std::optional<GemmShape> shape = std::nullopt);
+// 16-bit precision (autocast to bf16) for GEMMs that ran in fp32 and in TF32: each part times
+// (1 - its throughput / bf16 throughput), at the measured shape nearest `shape` (TF32 kernels gain
+// far less than fp32 ones: on an H100 TF32 runs at half of bf16's rate, fp32 at a fourteenth).
+Expected<Estimate> estimate_half_saving(const Calibration& c, double fp32_gemm_ns_per_step,
+                                        double tf32_gemm_ns_per_step, std::optional<GemmShape> shape = std::nullopt);
 // Host syncs removed: syncs x round-trip time.
 Expected<Estimate> estimate_sync_saving(const Calibration& c, double syncs_per_step);
 // Launches removed (CUDA graphs, fusion): launches x launch overhead.

@@ -362,8 +362,8 @@ std::optional<Verdict> judge_traced(std::string_view code, const Evidence& e, co
   if (code == "PFL402") {
     const Verdict v = judge_mixed_precision(e);
     if (!cal) return v;
-    const double fp32_ns = e.gpu_mean(&GpuStep::fp32_gemm_ns) + e.gpu_mean(&GpuStep::tf32_gemm_ns);
-    return refine(v, e, cal, estimate_gemm_saving(*cal, GemmDtype::Bf16, fp32_ns, dominant_gemm(e)));
+    return refine(v, e, cal, estimate_half_saving(*cal, e.gpu_mean(&GpuStep::fp32_gemm_ns),
+                                                  e.gpu_mean(&GpuStep::tf32_gemm_ns), dominant_gemm(e)));
   }
   if (code == "PFL503") return judge_cudnn_benchmark(e);
   return std::nullopt;

@@ -123,11 +123,20 @@ TEST(CuptiAggregate, TheGpuIdleAfterASyncThatWaitedIsItsPrice) {
   a.add(KernelRecord{"k", 1500, 1900});
   a.add(SyncRecord{1600, 1610});
   a.add(KernelRecord{"k", 1950, 1990});
+  a.mark_step(3000);
+  // Step 2, what .item() does: the sync begins during the kernels (2000-2500); after them the GPU
+  // copies the scalar to the host (2502-2504, a run of its own); the sync returns at 2510 and the
+  // next kernel comes at 2900. The price is the gap after the copy, 396, not the 2 before it.
+  a.add(KernelRecord{"k", 2000, 2500});
+  a.add(MemcpyRecord{CopyKind::DeviceToHost, false, true, 4, 2502, 2504});
+  a.add(SyncRecord{2100, 2510});
+  a.add(KernelRecord{"k", 2900, 2950});
   const auto steps = a.steps();
-  ASSERT_EQ(steps.size(), 2u);
+  ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0].sync_idle_ns, 300u);
   EXPECT_EQ(steps[0].syncs, 2u);
   EXPECT_EQ(steps[1].sync_idle_ns, 0u);
+  EXPECT_EQ(steps[2].sync_idle_ns, 396u);
   EXPECT_NE(to_json(steps).find("\"sync_idle_ns\": 300"), std::string::npos);
 }
 

@@ -95,6 +95,22 @@ TEST(Estimate, GemmSavingUsesTheNearestMeasuredShape) {
               4.0 * (1 - 50000.0 / 600000.0), 1e-12);
 }
 
+TEST(Estimate, HalfPrecisionSavingWeighsTf32KernelsAtTheirOwnRate) {
+  const Calibration c = gpu();
+  // 4096^3: fp32 50000, tf32 400000, bf16 600000 GFLOP/s. 2 ms of fp32 GEMM and 6 ms of TF32 GEMM:
+  // 2 x (1 - 50000/600000) + 6 x (1 - 400000/600000) = 1.8333 + 2 ms.
+  auto est = estimate_half_saving(c, 2e6, 6e6, GemmShape{4096, 4096, 4096});
+  ASSERT_TRUE(est.ok()) << est.error().message;
+  EXPECT_NEAR(est->saving_ms, 2.0 * (1 - 50000.0 / 600000.0) + 6.0 * (1 - 400000.0 / 600000.0), 1e-12);
+  EXPECT_TRUE(contains(est->formula, "6.00 ms/step of TF32 GEMM x (1 - 400000/600000)")) << est->formula;
+  // Without TF32 kernels: the fp32 formula.
+  EXPECT_NEAR(estimate_half_saving(c, 2e6, 0.0)->saving_ms, 2.0 * (1 - 50000.0 / 600000.0), 1e-12);
+  // TF32 time but no TF32 figure where bf16 was measured: no estimate (the upper bound stands).
+  Calibration no_tf32 = c;
+  std::erase_if(no_tf32.gemms, [](const auto& g) { return g.dtype == GemmDtype::Tf32; });
+  EXPECT_FALSE(estimate_half_saving(no_tf32, 2e6, 6e6).ok());
+}
+
 TEST(Estimate, GemmSavingWithoutAShapeIsTheLowerBound) {
   auto est = estimate_gemm_saving(gpu(), GemmDtype::Tf32, 4e6);
   ASSERT_TRUE(est.ok());

@@ -88,22 +88,26 @@ std::vector<std::pair<uint64_t, uint64_t>> Aggregator::busy_runs() const {
   return runs;
 }
 
-// A sync that waited: the GPU was busy when the host began waiting (a busy run holds its start) and
-// that run ended before the sync returned. The idle gap after that run (to the next run) counts
-// once, in the step of the sync (host marks), however many syncs waited on the same run.
+// A sync that waited: the GPU was busy when the host began waiting (a busy run holds its start), and
+// the last GPU work that started before the sync returned had ended by then (.item() waits for the
+// kernels and then its own small device-to-host copy, a run of its own). The idle gap after that
+// work (to the next run) counts once, in the step of the sync (host marks), however many syncs
+// waited on the same work.
 void Aggregator::add_sync_idle(std::vector<StepActivity>& out) const {
   const auto runs = busy_runs();
   std::vector<bool> counted(runs.size(), false);
   for (const auto& y : syncs_) {
     const long s = step_of(marks_, y.start_ns);
     if (s < 0) continue;
-    auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(y.start_ns, UINT64_MAX));
-    if (it == runs.begin()) continue;
-    const size_t r = static_cast<size_t>(std::prev(it) - runs.begin());
-    const auto [a0, a] = runs[r];
-    if (y.start_ns < a0 || y.start_ns >= a || a > y.end_ns || r + 1 >= runs.size() || counted[r]) continue;
+    const auto last_before = [&](uint64_t t) {  // the run that started last at or before t, or npos
+      auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(t, UINT64_MAX));
+      return it == runs.begin() ? std::string::npos : static_cast<size_t>(std::prev(it) - runs.begin());
+    };
+    const size_t first = last_before(y.start_ns), r = last_before(y.end_ns);
+    if (first == std::string::npos || y.start_ns >= runs[first].second) continue;  // the GPU was idle: no wait
+    if (runs[r].second > y.end_ns || r + 1 >= runs.size() || counted[r]) continue;
     counted[r] = true;
-    out[s].sync_idle_ns += runs[r + 1].first - a;
+    out[s].sync_idle_ns += runs[r + 1].first - runs[r].second;
   }
 }
 
