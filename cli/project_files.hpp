@@ -132,6 +132,7 @@ class FileProjectContext final : public ProjectContext {
   // holds mu_.
   std::string unique_module_file(const std::string& root, std::string_view dotted, const std::vector<std::string>& names);
   std::map<std::string, std::string> unique_modules_;
+  std::map<std::string, std::unordered_map<std::string, std::vector<std::string>>> module_index_;  // root -> last component -> files
   // Resolves a step call's dotted target from the calling file: (file, function), or nullopt.
   std::optional<std::pair<std::string, std::string>> resolve_target(const std::string& root, const std::string& caller,
                                                                     const std::string& target);

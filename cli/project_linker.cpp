@@ -65,11 +65,21 @@ std::vector<ImportStatement> import_statements(std::string_view text) {
 
 
 // A test file by its path relative to the root: any directory on the way named like tests, or
-// is_test_path's names.
-bool test_file(const fs::path& rel) {
-  for (const auto& part : rel.parent_path())
+// is_test_path's names. On the string: it runs for every file of a root, and fs::path splits the
+// path into components on every call.
+bool test_file(std::string_view rel) {
+  for (size_t at = 0, slash; (slash = rel.find('/', at)) != std::string_view::npos; at = slash + 1) {
+    const std::string_view part = rel.substr(at, slash - at);
     if (part == "test" || part == "tests" || part == "testing" || part == "_testing") return true;
-  return is_test_path(rel.string());
+  }
+  const size_t slash = rel.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+}
+
+// The path of `f` relative to `root` (f lies under it).
+std::string_view relative_to(const std::string& f, const std::string& root) {
+  return std::string_view(f).substr(std::min(f.size(), root.size() + 1));
 }
 
 bool within(const fs::path& p, const fs::path& root) {
@@ -127,7 +137,7 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       // Not in comments or docstring examples (`>>> loss.backward()` in a library's documentation).
       // The optimizer step may be a mixed-precision trainer's (`self.mp_trainer.backward(loss)`,
       // `self.mp_trainer.optimize(self.opt)`: guided-diffusion, consistency_models).
-      const bool test = test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1))));
+      const bool test = test_file(relative_to(f, root));
       if (project_text::mentions_in_code(text, ".backward(") &&
           (project_text::mentions_in_code(text, ".step(") || project_text::mentions_in_code(text, ".step_") ||
            project_text::mentions_in_code(text, ".optimize(")) &&
@@ -254,11 +264,27 @@ std::string FileProjectContext::unique_module_file(const std::string& root, std:
   if (auto it = unique_modules_.find(key); it != unique_modules_.end()) return it->second;
   std::string rel(dotted);
   std::replace(rel.begin(), rel.end(), '.', '/');
-  std::vector<std::string> candidates;
-  for (const std::string& f : root_files(root)) {
-    if (test_file(fs::path(f.substr(std::min(f.size(), root.size() + 1))))) continue;
-    if (f.ends_with("/" + rel + ".py") || f.ends_with("/" + rel + "/__init__.py")) candidates.push_back(f);
+  // The root's modules outside tests by their last component (`solver` for src/solver/solver.py and
+  // src/solver/__init__.py), built once per root: an unresolved import looks at its namesakes only.
+  auto index = module_index_.find(root);
+  if (index == module_index_.end()) {
+    std::unordered_map<std::string, std::vector<std::string>> by_last;
+    for (const std::string& f : root_files(root)) {
+      const std::string_view r = relative_to(f, root);
+      if (test_file(r) || !r.ends_with(".py")) continue;
+      std::string_view stem = r.substr(0, r.size() - 3);
+      if (stem == "__init__" || stem.ends_with("/__init__")) stem = stem.substr(0, stem.size() - std::min<size_t>(stem.size(), 9));
+      const size_t slash = stem.rfind('/');
+      by_last[std::string(slash == std::string_view::npos ? stem : stem.substr(slash + 1))].push_back(f);
+    }
+    index = module_index_.emplace(root, std::move(by_last)).first;
   }
+  const size_t last_dot = dotted.rfind('.');
+  const std::string last(last_dot == std::string_view::npos ? dotted : dotted.substr(last_dot + 1));
+  std::vector<std::string> candidates;
+  if (const auto it = index->second.find(last); it != index->second.end())
+    for (const std::string& f : it->second)
+      if (f.ends_with("/" + rel + ".py") || f.ends_with("/" + rel + "/__init__.py")) candidates.push_back(f);
   // Several: the one that defines an imported name (`src/solver/solver.py` over an empty
   // `src/solver/__init__.py`).
   if (candidates.size() > 1) {
@@ -870,7 +896,7 @@ std::optional<OptionDefault> FileProjectContext::caller_option_default(const std
   std::string found_in, trained_in;
   bool agree = true;
   for (const std::string& other : importers_naming(self.string(), function)) {
-    if (test_file(fs::path(other.substr(std::min(other.size(), root.size() + 1))))) continue;
+    if (test_file(relative_to(other, root))) continue;
     const ModuleSummary* m = importer_summary(other);
     if (!m || !(has(m->plain_calls, function) || has(m->conditional_calls, function)) || !has(m->parsed_names, param))
       continue;
