@@ -283,7 +283,10 @@ std::string project_text::project_root(const fs::path& file) {
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
   fs::path p = dir;
   for (int up = 0; up <= 4 && !p.empty(); ++up) {
-    for (const char* marker : {".git", "pyproject.toml", "setup.py", "setup.cfg"})
+    // A checkout's .git, a package's files; and, for a snapshot without .git (a release archive, a
+    // copy), the files that sit at a repository's top: its requirements and its licence.
+    for (const char* marker : {".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "LICENSE",
+                               "LICENSE.md", "LICENSE.txt"})
       if (fs::exists(p / marker, ec)) return p.string();
     if (p == p.parent_path()) break;
     p = p.parent_path();

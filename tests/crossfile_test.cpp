@@ -664,6 +664,16 @@ TEST(CrossFile, OptionsAScriptHandsToAFactoryOfAnotherModuleHaveItsDefaults) {
   check_project(kDir.parent_path() / "crossfile_caller_options", 3);
 }
 
+TEST(CrossFile, ASnapshotWithoutGitIsBoundedByTheFilesAtItsTop) {
+  // tests/fixtures/crossfile_snapshot_root/: a release archive (no .git, no pyproject.toml) whose top
+  // holds requirements.txt and LICENSE. tools/train.py imports `core.function` from lib/, which
+  // tools/_init_paths.py adds to sys.path: the project is the archive's top, as .git makes it in a
+  // checkout, so the loader handed to lib/core/function.py's train() every epoch is PFL105, and that
+  // step's .item() (into a meter of lib/utils) is PFL201. Traps: the copies there are non_blocking
+  // from a pinned loader, and the step runs under autocast with TF32 on (no PFL103/401/402).
+  check_project(kDir.parent_path() / "crossfile_snapshot_root", 4);
+}
+
 TEST(CrossFile, ModulesOnAPythonPathTheProjectSetsAreFoundByTheirUniqueName) {
   // tests/fixtures/crossfile_pythonpath/: src/bin/train.py imports `from solver import Solver`, which
   // only a PYTHONPATH entry makes importable: the project's one `solver` module that defines Solver
