@@ -664,6 +664,14 @@ TEST(CrossFile, OptionsAScriptHandsToAFactoryOfAnotherModuleHaveItsDefaults) {
   check_project(kDir.parent_path() / "crossfile_caller_options", 3);
 }
 
+TEST(CrossFile, AnObjectAParameterDefaultsToIsThatClass) {
+  // tests/fixtures/crossfile_default_object/: pkg/trainer/trainer.py's Trainer takes
+  // `loss=NLLLoss()` (from pkg.loss, a re-export) and keeps it as self.loss; its step returns
+  // `loss.get_loss()`, whose .item() in pkg/loss/loss.py is PFL201 (pytorch-seq2seq, held-out round
+  // 16). Trap: `logger=None` is no class.
+  check_project(kDir.parent_path() / "crossfile_default_object", 6);
+}
+
 TEST(CrossFile, ASnapshotWithoutGitIsBoundedByTheFilesAtItsTop) {
   // tests/fixtures/crossfile_snapshot_root/: a release archive (no .git, no pyproject.toml) whose top
   // holds requirements.txt and LICENSE. tools/train.py imports `core.function` from lib/, which

@@ -33,15 +33,30 @@ bool move_name(std::string_view name) {
 void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TSNode)>& visit) const {
   const Bindings& b = bindings();
   const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
-  const auto found = index.find(t(callee));
-  if (found == index.end()) return;
-  for (size_t ai : found->second) {
-    TSNode v = all_assigns[ai].value;
-    // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
-    // passes nothing gets (consistency_models, guided-diffusion).
-    while (!null(v) && is(v, "boolean_operator") && t(field(v, "operator")) == "or") v = field(v, "right");
-    v = past_moves_and_wrappers(v);
-    if (!null(v) && visit(v)) return;
+  if (const auto found = index.find(t(callee)); found != index.end())
+    for (size_t ai : found->second) {
+      TSNode v = all_assigns[ai].value;
+      // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
+      // passes nothing gets (consistency_models, guided-diffusion).
+      while (!null(v) && is(v, "boolean_operator") && t(field(v, "operator")) == "or") v = field(v, "right");
+      v = past_moves_and_wrappers(v);
+      if (!null(v) && visit(v)) return;
+    }
+  if (is(callee, "identifier")) for_each_parameter_default(t(callee), visit);
+}
+
+void Model::Impl::for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const {
+  // `def __init__(self, loss=NLLLoss(), ...)`: what a caller that passes nothing gets (pytorch-seq2seq's
+  // trainer keeps it as self.loss), as with `self.sampler = sampler or UniformSampler(...)`. Only
+  // constructions: a literal default says nothing of a class.
+  for (const Function& f : functions) {
+    if (std::find(f.params.begin(), f.params.end(), name) == f.params.end()) continue;
+    for (TSNode p : ts::named_children(field(f.node, "parameters"))) {
+      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) continue;
+      if (t(field(p, "name")) != name) continue;
+      const TSNode v = past_moves_and_wrappers(field(p, "value"));
+      if (is(v, "call") && visit(v)) return;
+    }
   }
 }
 

@@ -770,6 +770,9 @@ struct Model::Impl {
   // file returns an instance of (returned_class: ".Name" for a class of the file, else a project
   // qualname), or empty.
   std::string factory_made_class(TSNode call) const;
+  // Visits the construction a parameter named `name` defaults to (`loss=NLLLoss()`), in every
+  // function of the file that has one; stops when `visit` returns true.
+  void for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const;
   // Calls by the name they call: an identifier callee's text, or the method of a `self.m(...)` call.
   mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_by_callee_name_;
   // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class
