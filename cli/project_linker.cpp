@@ -244,7 +244,10 @@ std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_t
       const std::string file = fs::path((b / mod).string() + ".py").lexically_normal().string();
       if (file_exists(file)) return follow_reexports(root, file, rest);
       const std::string init = (b / mod / "__init__.py").lexically_normal().string();
-      if (file_exists(init)) return follow_reexports(root, init, rest);
+      // A package whose __init__.py cannot provide the name (an empty src/solver/__init__.py beside
+      // src/solver/solver.py, which a PYTHONPATH entry makes `solver`): not this one.
+      if (file_exists(init) && text_of(init).find(rest.substr(0, rest.find('.'))) != std::string::npos)
+        return follow_reexports(root, init, rest);
     }
   }
   // A module found only on a path the project adds at run time (unique_module_file).

@@ -30,6 +30,12 @@ struct FunctionSummary {
   bool has_step_loop = false;        // a training-step loop inside it
   bool step_fn = false;              // does a training step itself: backward / optimizer step outside any loop
   std::vector<int> iterated_params;  // parameters a step loop iterates (`for x in loader`)
+  // Constructor parameters a dict is passed in, whose value at the key a step loop iterates
+  // (`self.tr_loader = data['tr_loader']`): (parameter, key).
+  std::vector<std::pair<int, std::string>> iterated_param_keys;
+  // A constructor: the step loop that iterates what it stores starts again per epoch (it sits in
+  // another loop, or its method is called from one), so a loader handed to it is re-iterated.
+  bool iterated_repeated = false;
   std::vector<int> copied_params;    // parameters it copies to the GPU (`x = x.cuda()`, `x.to(device)`)
   // The class each return builds an instance of, where every return agrees: index -1 for a plain
   // return value, i for element i of a tuple return (`return model, optimizer` in FastSpeech2's

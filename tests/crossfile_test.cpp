@@ -672,6 +672,16 @@ TEST(CrossFile, AnObjectAParameterDefaultsToIsThatClass) {
   check_project(kDir.parent_path() / "crossfile_default_object", 6);
 }
 
+TEST(CrossFile, LoadersHandedOverInADictFeedTheStepThatUnpacksThemByKey) {
+  // tests/fixtures/crossfile_loader_dict/: src/bin/train.py hands `data = {"tr_loader": ...,
+  // "cv_loader": ...}` to Solver (`from solver import Solver`, src/solver on a PYTHONPATH, its
+  // __init__.py empty), whose __init__ keeps `data["tr_loader"]`; `_run_one_epoch(epoch,
+  // cross_valid=False)` iterates `self.tr_loader if not cross_valid else self.cv_loader`, once per
+  // epoch from train(): tr_loader is PFL102 and PFL105 (Speech-Transformer, held-out round 16). Trap:
+  // cv_loader, taken only when a call passes cross_valid=True, gets nothing.
+  check_project(kDir.parent_path() / "crossfile_loader_dict", 3);
+}
+
 TEST(CrossFile, ASnapshotWithoutGitIsBoundedByTheFilesAtItsTop) {
   // tests/fixtures/crossfile_snapshot_root/: a release archive (no .git, no pyproject.toml) whose top
   // holds requirements.txt and LICENSE. tools/train.py imports `core.function` from lib/, which

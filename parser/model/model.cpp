@@ -333,6 +333,19 @@ TSNode Model::Impl::loop_source(const Loop& l) const {
   const auto it = b.assigns.find(scope_key(l.ctx.function, t(base)));
   if (it == b.assigns.end() || it->second.size() != 1) return base;
   const Assign& a = all_assigns[it->second.front()];
+  // `data_loader = self.tr_loader if not cross_valid else self.cv_loader` in
+  // `_run_one_epoch(self, epoch, cross_valid=False)`: the branch the parameter's default takes, when
+  // no step call passes it (Speech-Transformer's solver; the other branch is the validation pass).
+  if (is(a.value, "conditional_expression") && ts_node_named_child_count(a.value) == 3) {
+    TSNode cond = unparenthesized(ts_node_named_child(a.value, 1));
+    bool negated = false;
+    if (is(cond, "not_operator")) cond = unparenthesized(field(cond, "argument")), negated = true;
+    const size_t fi = function_index(l.ctx.function);
+    if (!is(cond, "identifier") || fi == SIZE_MAX) return base;
+    const std::optional<bool> truth = parameter_default_truth(fi, t(cond));
+    if (!truth) return base;
+    return iterable_base(ts_node_named_child(a.value, *truth != negated ? 0 : 2), nullptr);
+  }
   if (!is(a.value, "call")) return base;
   TSNode wrapped = iterable_base(a.value, nullptr);
   return ts::same(wrapped, a.value) ? base : wrapped;
@@ -343,6 +356,18 @@ std::vector<FunctionSummary> Model::function_summaries() const {
   // Per class: the attributes (`self.train_data`) a step loop of one of its methods iterates, directly
   // or as the argument of a `self.method(...)` call that binds an iterated parameter.
   std::set<std::pair<uint32_t, std::string>> iterated_attribute;  // (class start, "self.x")
+  // Those whose step loop starts again and again: inside another loop, or in a method the class
+  // calls from a loop (`for epoch in ...: self._run_one_epoch(epoch)`): a loader there is re-iterated.
+  std::set<std::pair<uint32_t, std::string>> repeated_attribute;
+  const auto called_in_loop = [&](TSNode cls, std::string_view method) {
+    for (size_t ci = 0; ci < impl_->calls.size(); ++ci) {
+      const CallInfo& c = impl_->calls[ci];
+      if (c.method != method || !is(c.receiver, "identifier") || impl_->t(c.receiver) != "self") continue;
+      const TSNode caller = impl_->call_ctx[ci].function;
+      if (!null(caller) && ts::same(enclosing_class(caller), cls) && Impl::frames_have_loop(impl_->call_ctx[ci])) return true;
+    }
+    return false;
+  };
   for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
     const auto& f = impl_->functions[fi];
     FunctionSummary s;
@@ -375,7 +400,11 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
       s.has_step_loop = true;
       TSNode base = impl_->loop_source(l);
-      if (is(base, "attribute") && !null(cls)) iterated_attribute.emplace(ts_node_start_byte(cls), impl_->t(base));
+      if (is(base, "attribute") && !null(cls)) {
+        iterated_attribute.emplace(ts_node_start_byte(cls), impl_->t(base));
+        if (Impl::frames_have_loop(l.ctx) || called_in_loop(cls, s.name))
+          repeated_attribute.emplace(ts_node_start_byte(cls), impl_->t(base));
+      }
       if (!is(base, "identifier")) continue;
       auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
       if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
@@ -417,10 +446,22 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       const TSNode cls = enclosing_class(f.node);
       if (null(cls)) continue;
       for (const auto& a : impl_->all_assigns) {
-        if (!ts::same(a.ctx.function, f.node) || !is(a.target, "attribute") || !is(a.value, "identifier")) continue;
+        if (!ts::same(a.ctx.function, f.node) || !is(a.target, "attribute")) continue;
         if (!iterated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))})) continue;
-        auto p = std::find(f.params.begin(), f.params.end(), impl_->t(a.value));
-        if (p != f.params.end()) out[fi].iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+        if (repeated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))}))
+          out[fi].iterated_repeated = true;
+        if (is(a.value, "identifier")) {
+          auto p = std::find(f.params.begin(), f.params.end(), impl_->t(a.value));
+          if (p != f.params.end()) out[fi].iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+        } else if (is(a.value, "subscript")) {
+          // `self.tr_loader = data['tr_loader']`: the caller's dict holds the loader under that key.
+          const TSNode of = field(a.value, "value"), key = field(a.value, "subscript");
+          if (!is(of, "identifier") || !is(key, "string")) continue;
+          const Value k = impl_->eval(key, TSNode{}, 0);
+          if (k.kind != Value::Kind::String) continue;
+          auto p = std::find(f.params.begin(), f.params.end(), impl_->t(of));
+          if (p != f.params.end()) out[fi].iterated_param_keys.emplace_back(static_cast<int>(p - f.params.begin()), k.s);
+        }
       }
     }
   return out;

@@ -1,6 +1,7 @@
 // Semantic model of one Python file, part: Sibling modules: a training step in a function of another file of the project (see project.hpp).
 #include "parser/model/impl.hpp"
 
+#include <tuple>
 #include <unordered_set>
 
 namespace perflint {
@@ -51,12 +52,40 @@ void Model::Impl::link_loader_consumers() {
       if (!a.empty()) names.insert(a);
   }
   const auto loader_text = [&](TSNode arg) { return !null(arg) && names.count(t(arg)) > 0; };
+  // A dict literal an argument is, or its name is bound to once in the call's scope
+  // (`data = {'tr_loader': tr_loader, 'cv_loader': cv_loader}; Solver(data, ...)`).
+  const auto dict_of = [&](TSNode arg, TSNode scope) -> TSNode {
+    if (is(arg, "dictionary")) return arg;
+    if (!is(arg, "identifier")) return {};
+    const auto bound = bindings().assigns.find(scope_key(scope, t(arg)));
+    if (bound == bindings().assigns.end() || bound->second.size() != 1) return {};
+    const TSNode v = all_assigns[bound->second.front()].value;
+    return is(v, "dictionary") ? v : TSNode{};
+  };
+  // The value at `key` of such a dict, or null.
+  const auto dict_value = [&](TSNode dict, std::string_view key) -> TSNode {
+    for (TSNode pair : ts::named_children(dict)) {
+      if (!is(pair, "pair")) continue;
+      const TSNode k = field(pair, "key");
+      if (is(k, "string") && eval(k, TSNode{}, 0).kind == Value::Kind::String && eval(k, TSNode{}, 0).s == key)
+        return field(pair, "value");
+    }
+    return {};
+  };
+  const auto holds_loader = [&](TSNode dict) {
+    if (null(dict)) return false;
+    for (TSNode pair : ts::named_children(dict))
+      if (is(pair, "pair") && loader_text(field(pair, "value"))) return true;
+    return false;
+  };
   for (size_t i = 0; i < calls.size(); ++i) {
     const CallInfo& c = calls[i];
     if (c.qualname.empty()) continue;  // a class or function imported from the project
+    const TSNode scope = call_ctx[i].function;
     bool passes = false;
-    for (TSNode a : c.positional) passes = passes || loader_text(a);
-    for (const Argument& a : c.keywords) passes = passes || (a.name != "**" && loader_text(a.value));
+    for (TSNode a : c.positional) passes = passes || loader_text(a) || holds_loader(dict_of(a, scope));
+    for (const Argument& a : c.keywords)
+      passes = passes || (a.name != "**" && (loader_text(a.value) || holds_loader(dict_of(a.value, scope))));
     if (!passes) continue;
     const std::string target = outgoing_target(c);
     if (target.empty()) continue;
@@ -71,16 +100,23 @@ void Model::Impl::link_loader_consumers() {
       if (f && !f->has_step_loop) f = nullptr;
     }
     if (!f || !module) continue;
-    for (int idx : f->iterated_params) {
-      if (idx < shift || static_cast<size_t>(idx) >= f->params.size()) continue;
-      const std::string& param = f->params[static_cast<size_t>(idx)];
-      TSNode arg = c.arg(param, idx - shift);
+    // (parameter index, the loader expression the call hands it): the argument itself, or the value
+    // under the constructor's key in the dict it passes.
+    std::vector<std::tuple<int, TSNode, std::string>> handed;  // (parameter, argument, what the step iterates)
+    for (int idx : f->iterated_params)
+      if (idx >= shift && static_cast<size_t>(idx) < f->params.size())
+        handed.emplace_back(idx, c.arg(f->params[static_cast<size_t>(idx)], idx - shift), f->params[static_cast<size_t>(idx)]);
+    for (const auto& [idx, key] : f->iterated_param_keys)
+      if (idx >= shift && static_cast<size_t>(idx) < f->params.size())
+        if (const TSNode dict = dict_of(c.arg(f->params[static_cast<size_t>(idx)], idx - shift), scope); !null(dict))
+          handed.emplace_back(idx, dict_value(dict, key), f->params[static_cast<size_t>(idx)] + "['" + key + "']");
+    for (const auto& [idx, arg, param] : handed) {
       if (null(arg)) continue;
       for (auto& d : loaders) {
         if (!loader_named(d, t(arg)) || d.feeds_step) continue;
         d.feeds_step = true;
         d.step_loop = c.node;
-        d.repeated = d.repeated || frames_have_loop(call_ctx[i]);
+        d.repeated = d.repeated || frames_have_loop(call_ctx[i]) || (shift == 1 && f->iterated_repeated);
         d.loops.push_back(c.node);
         d.framework_reason = std::filesystem::path(module->path).filename().string() + " iterates `" + param +
                              "` in its training step (" + f->qualified + ", line " + std::to_string(f->line) + ")";
