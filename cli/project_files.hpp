@@ -70,6 +70,7 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
+  bool loader_subclass(const std::string& from_file, const std::string& cls) override;
   bool function_syncs(const std::string& from_file, const std::string& target) override;
   // Text level: the module `target` resolves to defines the class and spells a convolution
   // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.

@@ -820,6 +820,14 @@ std::string FileProjectContext::returned_class(const std::string& from_file, con
   return {};
 }
 
+bool FileProjectContext::loader_subclass(const std::string& from_file, const std::string& cls) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const FunctionSummary* init = parsed_function(root_for(self), self.string(), cls + ".__init__", nullptr, "DataLoader");
+  return init && init->forwards_to_dataloader;
+}
+
 const FunctionSummary* FileProjectContext::project_function(const std::string& from_file, const std::string& target,
                                                              const ModuleSummary** module) {
   std::lock_guard<std::recursive_mutex> lock(mu_);

@@ -36,6 +36,8 @@ struct FunctionSummary {
   // A constructor: the step loop that iterates what it stores starts again per epoch (it sits in
   // another loop, or its method is called from one), so a loader handed to it is re-iterated.
   bool iterated_repeated = false;
+  // A constructor of a class that only wraps DataLoader (Model::Impl::forwards_to_dataloader).
+  bool forwards_to_dataloader = false;
   std::vector<int> copied_params;    // parameters it copies to the GPU (`x = x.cuda()`, `x.to(device)`)
   // The class each return builds an instance of, where every return agrees: index -1 for a plain
   // return value, i for element i of a tuple return (`return model, optimizer` in FastSpeech2's
@@ -232,6 +234,14 @@ class ProjectContext {
     (void)from_file;
     (void)module;
     (void)name;
+    return false;
+  }
+  // Whether the project class `cls` (a dotted name as `from_file`'s imports give it) only wraps
+  // DataLoader (FunctionSummary::forwards_to_dataloader of its __init__). Its module is parsed for
+  // this when its text names DataLoader, even without a training step.
+  virtual bool loader_subclass(const std::string& from_file, const std::string& cls) {
+    (void)from_file;
+    (void)cls;
     return false;
   }
   virtual const FunctionSummary* project_function(const std::string& from_file, const std::string& target,

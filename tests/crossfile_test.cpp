@@ -682,6 +682,15 @@ TEST(CrossFile, LoadersHandedOverInADictFeedTheStepThatUnpacksThemByKey) {
   check_project(kDir.parent_path() / "crossfile_loader_dict", 3);
 }
 
+TEST(CrossFile, AnotherModulesDataLoaderSubclassThatOnlyForwardsIsADataLoader) {
+  // tests/fixtures/crossfile_loader_subclass/: src/data/data.py's AudioDataLoader hands `*args,
+  // **kwargs` to DataLoader unchanged (`from data import AudioDataLoader`, `data` on a PYTHONPATH,
+  // its __init__.py empty; the archive's top marked by requirements.txt): the training loader is
+  // PFL102/PFL105 and its non_blocking copies PFL104 (Speech-Transformer, held-out round 16). Trap:
+  // the validation loader under no_grad.
+  check_project(kDir.parent_path() / "crossfile_loader_subclass", 3);
+}
+
 TEST(CrossFile, ASnapshotWithoutGitIsBoundedByTheFilesAtItsTop) {
   // tests/fixtures/crossfile_snapshot_root/: a release archive (no .git, no pyproject.toml) whose top
   // holds requirements.txt and LICENSE. tools/train.py imports `core.function` from lib/, which

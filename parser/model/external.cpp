@@ -45,6 +45,60 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
   if (is(callee, "identifier")) for_each_parameter_default(t(callee), visit);
 }
 
+bool Model::Impl::forwards_to_dataloader(TSNode cls) const {
+  if (null(cls) || !is(cls, "class_definition")) return false;
+  bool based = false;
+  for (TSNode b : ts::named_children(field(cls, "superclasses"))) {
+    const std::string q = qualname_of(b);
+    based = based || q == "torch.utils.data.DataLoader" || q == "torch.utils.data.dataloader.DataLoader";
+  }
+  if (!based) return false;
+  // Its __init__: *args and **kwargs, and one call of the base's __init__ with exactly those.
+  for (const Function& f : functions) {
+    if (f.name != "__init__" || !ts::same(f.cls, cls)) continue;
+    std::string_view args, kwargs;
+    for (TSNode p : ts::named_children(field(f.node, "parameters"))) {
+      if (is(p, "list_splat_pattern")) args = t(ts_node_named_child(p, 0));
+      else if (is(p, "dictionary_splat_pattern")) kwargs = t(ts_node_named_child(p, 0));
+    }
+    if (args.empty() || kwargs.empty()) return false;
+    for (size_t ci : calls_in(function_index(f.node))) {
+      const CallInfo& c = calls[ci];
+      if (c.method != "__init__") continue;
+      // super().__init__(*args, **kwargs), super(Cls, self).__init__(...), Base.__init__(self, ...)
+      const bool via_super = is(c.receiver, "call") && t(field(c.receiver, "function")) == "super";
+      bool splat = false, splat_kw = false, other = false;
+      size_t positional = 0;
+      for (TSNode a : ts::named_children(field(c.node, "arguments"))) {
+        if (is(a, "list_splat") && t(ts_node_named_child(a, 0)) == args) splat = true;
+        else if (is(a, "dictionary_splat") && t(ts_node_named_child(a, 0)) == kwargs) splat_kw = true;
+        else if (!via_super && positional++ == 0 && is(a, "identifier") && t(a) == "self") continue;
+        else if (!is(a, "comment")) other = true;
+      }
+      return splat && splat_kw && !other;
+    }
+    return false;
+  }
+  return false;
+}
+
+void Model::Impl::retarget_loader_subclasses() {
+  for (CallInfo& c : calls) {
+    // A class of this file: called by its bare name (no qualname).
+    const std::string_view name = c.qualname.empty() && is(c.function, "identifier") ? t(c.function) : std::string_view(c.qualname);
+    if (name.find("Loader") == std::string_view::npos) continue;
+    const std::string_view last = name.substr(name.rfind('.') + 1);
+    if (last.find("Loader") == std::string_view::npos || last == "DataLoader") continue;
+    bool wraps = false;
+    if (c.qualname.empty()) {
+      if (const auto k = class_nodes.find(std::string(last)); k != class_nodes.end()) wraps = forwards_to_dataloader(k->second);
+    } else if (project && project_qualname(c.qualname)) {
+      wraps = project->loader_subclass(src.path(), c.qualname);
+    }
+    if (wraps) c.qualname = "torch.utils.data.DataLoader";
+  }
+}
+
 void Model::Impl::for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const {
   // `def __init__(self, loss=NLLLoss(), ...)`: what a caller that passes nothing gets (pytorch-seq2seq's
   // trainer keeps it as self.loss), as with `self.sampler = sampler or UniformSampler(...)`. Only

@@ -770,6 +770,14 @@ struct Model::Impl {
   // file returns an instance of (returned_class: ".Name" for a class of the file, else a project
   // qualname), or empty.
   std::string factory_made_class(TSNode call) const;
+  // A class of this file that only wraps DataLoader: a DataLoader subclass whose __init__(self,
+  // *args, [keyword-only...], **kwargs) hands exactly `*args, **kwargs` to DataLoader's __init__
+  // (Speech-Transformer's AudioDataLoader, which only adds a collate_fn). Its calls take DataLoader's
+  // arguments, so the loader rules read them as a DataLoader call's.
+  bool forwards_to_dataloader(TSNode cls) const;
+  // Calls of such classes (of this file, or of a project module through its summary) become
+  // DataLoader calls: their qualname is DataLoader's. Only callees whose name says Loader.
+  void retarget_loader_subclasses();
   // Visits the construction a parameter named `name` defaults to (`loss=NLLLoss()`), in every
   // function of the file that has one; stops when `visit` returns true.
   void for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const;

@@ -377,6 +377,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     if (!null(cls)) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
     s.step_fn = f.step_fn;
+    if (s.name == "__init__" && !null(cls)) s.forwards_to_dataloader = impl_->forwards_to_dataloader(cls);
     s.copied_params = impl_->copied_params(fi);
     s.syncs = impl_->function_syncs(fi, 0);
     for (size_t ci : impl_->calls_in(fi)) {

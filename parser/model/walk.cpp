@@ -203,6 +203,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
 
   finish_calls();
   link_calls();
+  retarget_loader_subclasses();  // after link_calls: it needs class_nodes
   collect_argparse();
   choose_conditional_imports();
   resolve_kwargs();
