@@ -60,6 +60,15 @@ bool Model::Impl::forwards_to_dataloader(TSNode cls) const {
     for (TSNode p : ts::named_children(field(f.node, "parameters"))) {
       if (is(p, "list_splat_pattern")) args = t(ts_node_named_child(p, 0));
       else if (is(p, "dictionary_splat_pattern")) kwargs = t(ts_node_named_child(p, 0));
+      // A parameter of its own that DataLoader also has (`num_workers=4` kept back from **kwargs):
+      // the call's value of it is not DataLoader's.
+      TSNode id = is(p, "identifier") ? p : is(p, "typed_parameter") ? ts_node_named_child(p, 0) : field(p, "name");
+      if (is(id, "identifier"))
+        for (std::string_view dl : {"dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers",
+                                    "collate_fn", "pin_memory", "drop_last", "timeout", "worker_init_fn",
+                                    "multiprocessing_context", "generator", "prefetch_factor", "persistent_workers",
+                                    "pin_memory_device", "in_order"})
+          if (t(id) == dl) return false;
     }
     if (args.empty() || kwargs.empty()) return false;
     for (size_t ci : calls_in(function_index(f.node))) {
