@@ -89,6 +89,11 @@ class ShimTest(unittest.TestCase):
         # No worker loader: the warm-up asked for.
         code, ev, log = probe("data_bound.py", steps=3, warmup=2)
         self.assertEqual((ev["warmup"], ev["warmup_added"]), (2, 0))
+        # Several ranks step together: no rank lengthens its warm-up alone.
+        code, ev, log = probe("prefetched_loader.py", "--make-ms", "60", steps=2, warmup=1,
+                              env={"WORLD_SIZE": "2", "RANK": "0", "LOCAL_RANK": "0"})
+        self.assertEqual(code, 0, log)
+        self.assertEqual((ev["warmup"], ev["warmup_added"]), (1, 0))
 
     def test_in_memory_loader_with_a_heavy_model_is_not_data_bound(self):
         code, ev, log = probe("compute_bound.py")

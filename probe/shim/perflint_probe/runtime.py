@@ -340,7 +340,9 @@ class Probe:
         (the loader is the bottleneck), or the stock has not shrunk over `depth` steps (the workers
         keep up), or 4 x depth steps were added."""
         ready, depth = c.loader_ready, c.loader_depth
-        if ready is None or depth <= 0:
+        # Several ranks step together (collectives): a rank that decided alone to warm up longer
+        # would wait in an all-reduce for ranks that had stopped. The warm-up asked for holds there.
+        if ready is None or depth <= 0 or _env_int("WORLD_SIZE", 1) > 1:
             return False
         history = self._ready_history
         reason = None  # None: the loader's first batch (its stock only now being made), or still running down
