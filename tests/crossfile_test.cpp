@@ -691,6 +691,15 @@ TEST(CrossFile, AnotherModulesDataLoaderSubclassThatOnlyForwardsIsADataLoader) {
   check_project(kDir.parent_path() / "crossfile_loader_subclass", 3);
 }
 
+TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
+  // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
+  // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's
+  // default 1): every step, so its host-built arange is PFL204 (curl, held-out round 16). The counter
+  // was taken for the batch, and a test on the batch left the branch unknown. Trap: the
+  // `self.log_interval` branch (default 100).
+  check_project(kDir.parent_path() / "crossfile_counter_interval", 2);
+}
+
 TEST(CrossFile, ASnapshotWithoutGitIsBoundedByTheFilesAtItsTop) {
   // tests/fixtures/crossfile_snapshot_root/: a release archive (no .git, no pyproject.toml) whose top
   // holds requirements.txt and LICENSE. tools/train.py imports `core.function` from lib/, which

@@ -561,7 +561,8 @@ std::vector<StepCall> Model::step_calls() const {
         // from it (`x.cuda()` is its device copy).
         const auto batch_arg = [&](TSNode a) {
           a = unparenthesized(a);
-          return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a);
+          return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a) &&
+                 !impl_->step_counter(a);
         };
         for (size_t i = 0; i < c.positional.size(); ++i) {
           const TSNode a = c.positional[i];

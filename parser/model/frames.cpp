@@ -314,7 +314,7 @@ bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
       if (!null(op) && t(op) == "%") {
         TSNode right = field(n, "right");
         const Value every = null(right) ? Value{} : eval(right, function_containing(n), 0);
-        guard = !(every.kind == Value::Kind::Int && every.i == 1);
+        guard = !(every.kind == Value::Kind::Int && every.i == 1) && !attribute_default_is_one(right);
         return false;  // its names are arithmetic, not flags: `log_interval` is no `should_log`
       }
     } else if (k == "comparison_operator") {

@@ -770,6 +770,15 @@ struct Model::Impl {
   // file returns an instance of (returned_class: ".Name" for a class of the file, else a project
   // qualname), or empty.
   std::string factory_made_class(TSNode call) const;
+  // The target of a step loop over `range(...)` (`for step in range(args.num_train_steps):`): a step
+  // count, not a batch (curl hands it to `agent.update(replay_buffer, L, step)`, which tests
+  // `step % self.cpc_update_freq == 0`).
+  bool step_counter(TSNode name) const;
+  // `self.every` whose every assignment is `self.every = every` in an __init__ whose `every` defaults
+  // to the literal 1 and that no constructor call of this file passes another value (curl's
+  // `cpc_update_freq=1`): `step % self.every == 0` runs every step. Calls of other files are not
+  // known: the default is assumed, as for attribute_default_truth.
+  bool attribute_default_is_one(TSNode attr) const;
   // A class of this file that only wraps DataLoader: a DataLoader subclass whose __init__(self,
   // *args, [keyword-only...], **kwargs) hands exactly `*args, **kwargs` to DataLoader's __init__
   // (Speech-Transformer's AudioDataLoader, which only adds a collate_fn). Its calls take DataLoader's

@@ -889,6 +889,56 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
   return truth;
 }
 
+bool Model::Impl::step_counter(TSNode name) const {
+  if (!is(name, "identifier")) return false;
+  const int li = batch_loop(name);
+  if (li < 0) return false;
+  const TSNode loop = loops[static_cast<size_t>(li)].node;
+  if (!is(loop, "for_statement") || !is(field(loop, "left"), "identifier") || t(field(loop, "left")) != t(name)) return false;
+  const TSNode right = unparenthesized(field(loop, "right"));
+  return is(right, "call") && is(field(right, "function"), "identifier") && t(field(right, "function")) == "range";
+}
+
+bool Model::Impl::attribute_default_is_one(TSNode attr) const {
+  if (!is(attr, "attribute") || !is(field(attr, "object"), "identifier") || t(field(attr, "object")) != "self") return false;
+  const auto found = bindings().by_attribute.find(t(attr));
+  if (found == bindings().by_attribute.end() || found->second.empty()) return false;
+  const auto is_one = [&](TSNode v, TSNode fn) {
+    const Value x = eval(v, fn, 0);
+    return x.kind == Value::Kind::Int && x.i == 1;
+  };
+  for (size_t ai : found->second) {
+    const Assign& a = all_assigns[ai];
+    const size_t init = null(a.ctx.function) ? SIZE_MAX : function_index(a.ctx.function);
+    if (init == SIZE_MAX || functions[init].name != "__init__" || !is(a.value, "identifier")) return false;
+    const std::string_view param = t(a.value);
+    TSNode dflt{};
+    for (TSNode p : ts::named_children(field(functions[init].node, "parameters")))
+      if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) && t(field(p, "name")) == param)
+        dflt = field(p, "value");
+    if (null(dflt) || !is_one(dflt, TSNode{})) return false;
+    // Not rebound in the constructor before it is stored.
+    if (assigned_between(a.ctx.function, param, ts_node_start_byte(a.ctx.function), ts_node_start_byte(a.target)))
+      return false;
+    // This file's constructor calls pass 1 or nothing.
+    const TSNode cls = functions[init].cls;
+    if (null(cls)) return false;
+    const std::string_view cls_name = t(field(cls, "name"));
+    const auto& params = functions[init].params;
+    const long index = static_cast<long>(std::find(params.begin(), params.end(), param) - params.begin()) - 1;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (!is(c.function, "identifier") || t(c.function) != cls_name) continue;
+      if (c.star_args || c.unresolved_kwargs) return false;
+      TSNode passed{};
+      if (const Argument* k = c.keyword(param)) passed = k->value;
+      else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
+      if (!null(passed) && !is_one(passed, call_ctx[i].function)) return false;
+    }
+  }
+  return true;
+}
+
 std::optional<bool> Model::Impl::attribute_default_truth(TSNode attr) const {
   // Every `self.flag = ...` of the file is `self.flag = flag` in an __init__ whose `flag` has a
   // literal default that no constructor call of this file passes (those of other files are not
