@@ -33,9 +33,10 @@ struct FunctionSummary {
   // Constructor parameters a dict is passed in, whose value at the key a step loop iterates
   // (`self.tr_loader = data['tr_loader']`): (parameter, key).
   std::vector<std::pair<int, std::string>> iterated_param_keys;
-  // A constructor: the step loop that iterates what it stores starts again per epoch (it sits in
-  // another loop, or its method is called from one), so a loader handed to it is re-iterated.
-  bool iterated_repeated = false;
+  // A constructor's parameters (of iterated_params and iterated_param_keys) stored where the step
+  // loop that iterates them starts again per epoch (it sits in another loop, or its method is called
+  // from one): a loader handed there is re-iterated.
+  std::vector<int> repeated_params;
   // A constructor of a class that only wraps DataLoader (Model::Impl::forwards_to_dataloader).
   bool forwards_to_dataloader = false;
   std::vector<int> copied_params;    // parameters it copies to the GPU (`x = x.cuda()`, `x.to(device)`)

@@ -449,11 +449,11 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       for (const auto& a : impl_->all_assigns) {
         if (!ts::same(a.ctx.function, f.node) || !is(a.target, "attribute")) continue;
         if (!iterated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))})) continue;
-        if (repeated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))}))
-          out[fi].iterated_repeated = true;
+        const bool repeated = repeated_attribute.count({ts_node_start_byte(cls), std::string(impl_->t(a.target))}) > 0;
         if (is(a.value, "identifier")) {
           auto p = std::find(f.params.begin(), f.params.end(), impl_->t(a.value));
           if (p != f.params.end()) out[fi].iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+          if (p != f.params.end() && repeated) out[fi].repeated_params.push_back(static_cast<int>(p - f.params.begin()));
         } else if (is(a.value, "subscript")) {
           // `self.tr_loader = data['tr_loader']`: the caller's dict holds the loader under that key.
           const TSNode of = field(a.value, "value"), key = field(a.value, "subscript");
@@ -462,6 +462,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
           if (k.kind != Value::Kind::String) continue;
           auto p = std::find(f.params.begin(), f.params.end(), impl_->t(of));
           if (p != f.params.end()) out[fi].iterated_param_keys.emplace_back(static_cast<int>(p - f.params.begin()), k.s);
+          if (p != f.params.end() && repeated) out[fi].repeated_params.push_back(static_cast<int>(p - f.params.begin()));
         }
       }
     }

@@ -116,7 +116,9 @@ void Model::Impl::link_loader_consumers() {
         if (!loader_named(d, t(arg)) || d.feeds_step) continue;
         d.feeds_step = true;
         d.step_loop = c.node;
-        d.repeated = d.repeated || frames_have_loop(call_ctx[i]) || (shift == 1 && f->iterated_repeated);
+        d.repeated = d.repeated || frames_have_loop(call_ctx[i]) ||
+                     (shift == 1 && std::find(f->repeated_params.begin(), f->repeated_params.end(), idx) !=
+                                        f->repeated_params.end());
         d.loops.push_back(c.node);
         d.framework_reason = std::filesystem::path(module->path).filename().string() + " iterates `" + param +
                              "` in its training step (" + f->qualified + ", line " + std::to_string(f->line) + ")";
