@@ -72,9 +72,7 @@ bool test_file(std::string_view rel) {
     const std::string_view part = rel.substr(at, slash - at);
     if (part == "test" || part == "tests" || part == "testing" || part == "_testing") return true;
   }
-  const size_t slash = rel.rfind('/');
-  const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
-  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+  return is_test_path(rel);
 }
 
 // The path of `f` relative to `root` (f lies under it).
@@ -275,8 +273,9 @@ std::string FileProjectContext::unique_module_file(const std::string& root, std:
     for (const std::string& f : root_files(root)) {
       const std::string_view r = relative_to(f, root);
       if (test_file(r) || !r.ends_with(".py")) continue;
-      std::string_view stem = r.substr(0, r.size() - 3);
-      if (stem == "__init__" || stem.ends_with("/__init__")) stem = stem.substr(0, stem.size() - std::min<size_t>(stem.size(), 9));
+      std::string_view stem = r.substr(0, r.size() - 3);  // a package's __init__ goes by its directory
+      if (stem == "__init__") stem = {};
+      else if (stem.ends_with("/__init__")) stem.remove_suffix(9);
       const size_t slash = stem.rfind('/');
       by_last[std::string(slash == std::string_view::npos ? stem : stem.substr(slash + 1))].push_back(f);
     }

@@ -65,10 +65,13 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
 }
 
 bool is_test_path(std::string_view path) {
-  const std::filesystem::path p{std::string(path)};
-  const std::string dir = p.parent_path().filename().string();
+  // On the string (no fs::path): it runs for every file of a project root.
+  const size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::string_view parent = slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+  const size_t up = parent.rfind('/');
+  const std::string_view dir = up == std::string_view::npos ? parent : parent.substr(up + 1);
   if (dir == "test" || dir == "tests" || dir == "testing") return true;
-  const std::string name = p.filename().string();
   return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
 }
 

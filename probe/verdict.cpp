@@ -108,12 +108,14 @@ Verdict judge_sync(const Finding& f, const Evidence& e) {
     return make(State::NotMeasurable, "no CUDA device in this run: on the CPU this call does not wait for queued GPU work");
   // With torch's sync debug mode on, its warnings ("sync") are the syncs; the call counters (item,
   // cpu, ...) would count the same syncs twice. Without it, the counted calls on CUDA tensors.
-  uint64_t count = 0;
+  uint64_t count = 0, all_debug = 0;  // this line's; every line's from the sync debug mode
   const auto measured = e.measured();
   for (const auto* s : measured)
-    for (const auto& y : s->syncs)
+    for (const auto& y : s->syncs) {
+      if (y.cuda && y.op == "sync") all_debug += y.count;
       if (y.cuda && (y.op == "sync") == e.sync_debug && y.line == f.span.start.line && same_file(y.file, f.path))
         count += y.count;
+    }
   const std::string source = e.sync_debug ? "torch.cuda.set_sync_debug_mode" : "counted .item()/.cpu()/... calls";
   // torch.cuda.synchronize() is seen only through the sync debug mode, empty_cache()'s implicit sync
   // not at all: no sync seen is no proof for PFL203.
@@ -126,10 +128,7 @@ Verdict judge_sync(const Finding& f, const Evidence& e) {
   if (e.gpu_traced() && e.sync_debug) {
     // The price of a sync: the GPU idles from the end of the work the host waited for until the
     // host queues more (CUPTI: sync_idle_ns). Shared among the step's sync lines by their counts.
-    uint64_t all = 0;
-    for (const auto* s : measured)
-      for (const auto& y : s->syncs)
-        if (y.cuda && y.op == "sync") all += y.count;
+    const uint64_t all = all_debug;
     const double ms = e.gpu_mean(&GpuStep::sync_idle_ns) / 1e6 * static_cast<double>(count) / std::max<uint64_t>(all, count);
     const double share = per_step_share(ms, e);
     const std::string what = fmt(per_step) + " host syncs per step from this line; the GPU then idles " + fmt(ms, 2) +
@@ -138,8 +137,7 @@ Verdict judge_sync(const Finding& f, const Evidence& e) {
     if (share < 0.02) return make(State::Refuted, what + ": under 2% of the step", ms, share);
     return make(State::Confirmed, what + " (upper bound of the saving)", ms, share);
   }
-  return make(State::Inconclusive, fmt(static_cast<double>(count) / measured.size()) +
-                                       " host syncs per step from this line (" + source +
+  return make(State::Inconclusive, fmt(per_step) + " host syncs per step from this line (" + source +
                                        "); their price, the GPU idle time after each, is not isolated by one run");
 }
 

@@ -95,7 +95,6 @@ void Model::Impl::retarget_loader_subclasses() {
   for (CallInfo& c : calls) {
     // A class of this file: called by its bare name (no qualname).
     const std::string_view name = c.qualname.empty() && is(c.function, "identifier") ? t(c.function) : std::string_view(c.qualname);
-    if (name.find("Loader") == std::string_view::npos) continue;
     const std::string_view last = name.substr(name.rfind('.') + 1);
     if (last.find("Loader") == std::string_view::npos || last == "DataLoader") continue;
     bool wraps = false;
@@ -112,14 +111,11 @@ void Model::Impl::for_each_parameter_default(std::string_view name, const std::f
   // `def __init__(self, loss=NLLLoss(), ...)`: what a caller that passes nothing gets (pytorch-seq2seq's
   // trainer keeps it as self.loss), as with `self.sampler = sampler or UniformSampler(...)`. Only
   // constructions: a literal default says nothing of a class.
-  for (const Function& f : functions) {
-    if (std::find(f.params.begin(), f.params.end(), name) == f.params.end()) continue;
-    for (TSNode p : ts::named_children(field(f.node, "parameters"))) {
-      if (!is(p, "default_parameter") && !is(p, "typed_default_parameter")) continue;
-      if (t(field(p, "name")) != name) continue;
-      const TSNode v = past_moves_and_wrappers(field(p, "value"));
-      if (is(v, "call") && visit(v)) return;
-    }
+  for (size_t fi = 0; fi < functions.size(); ++fi) {
+    const auto& params = functions[fi].params;
+    if (std::find(params.begin(), params.end(), name) == params.end()) continue;
+    const TSNode v = past_moves_and_wrappers(parameter_default(fi, name));
+    if (is(v, "call") && visit(v)) return;
   }
 }
 

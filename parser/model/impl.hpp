@@ -719,6 +719,11 @@ struct Model::Impl {
   bool off_by_default(size_t fi, const Context& ctx) const;
   // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
   std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
+  // The default value written for parameter `param` of function `fi`, or null.
+  TSNode parameter_default(size_t fi, std::string_view param) const;
+  // Every call of this file of the class whose __init__ is `init` passes `param` a value `ok(value,
+  // calling function)` accepts, or nothing; false as well when a call's arguments are opaque.
+  bool constructor_calls_pass(size_t init, std::string_view param, const std::function<bool(TSNode, TSNode)>& ok) const;
   // Where a call passes parameter `param` of `fn` positionally (a method's `self` is the receiver,
   // not an argument), or -1 when it is no parameter of it.
   static long call_position(const Function& fn, std::string_view param);

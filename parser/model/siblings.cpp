@@ -67,8 +67,8 @@ void Model::Impl::link_loader_consumers() {
     for (TSNode pair : ts::named_children(dict)) {
       if (!is(pair, "pair")) continue;
       const TSNode k = field(pair, "key");
-      if (is(k, "string") && eval(k, TSNode{}, 0).kind == Value::Kind::String && eval(k, TSNode{}, 0).s == key)
-        return field(pair, "value");
+      if (!is(k, "string")) continue;
+      if (const Value v = eval(k, TSNode{}, 0); v.kind == Value::Kind::String && v.s == key) return field(pair, "value");
     }
     return {};
   };

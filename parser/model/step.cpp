@@ -551,6 +551,16 @@ void Model::Impl::find_rollout_loops() {
   }
 }
 
+namespace {
+// A name that switches the device (`--cuda`, `-gpu`, `use_cuda`, `args.device`): the CUDA
+// configuration is the one judged, whatever its default.
+bool names_device(std::string_view name) {
+  for (std::string_view w : {"cuda", "gpu", "device", "accel"})
+    if (icontains(name, w)) return true;
+  return false;
+}
+}  // namespace
+
 bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   // `if args.visdom:` with `--visdom` defaulting to False: the branch does not run as the script is
   // launched by default (in an else branch, the flag defaulting to True).
@@ -578,10 +588,9 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   }
   // A device switch (`-gpu`, `--cuda`, `--use_cuda`): the CUDA configuration is the one judged, as
   // the README runs it, whatever the flag's default.
-  for (std::string_view w : {"cuda", "gpu", "device", "accel"})
-    if ((v.from_option && icontains(v.from_option->dest, w)) ||
-        (v.from_imported_option && icontains(t(field(f.node, "condition")), w)))
-      truth = -1;
+  if ((v.from_option && names_device(v.from_option->dest)) ||
+      (v.from_imported_option && names_device(t(field(f.node, "condition")))))
+    truth = -1;
   if (truth != -1 && !step_switches.empty()) {
     const std::string k = switch_key(field(f.node, "condition"), v);
     if (!k.empty() && std::any_of(step_switches.begin(), step_switches.end(),
@@ -605,17 +614,13 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
       // `self.visdom_epoch`, set in the constructor from an option or a parameter that is off by
       // default (attribute_default_truth).
       if (is(c, "attribute") && t(field(c, "object")) == "self" && attribute_default_truth(c) == std::optional<bool>(false)) {
-        bool device = false;
-        for (std::string_view w : {"cuda", "gpu", "device", "accel"}) device = device || icontains(t(c), w);
-        if (!device) off_then = true;
+        if (!names_device(t(c))) off_then = true;
         continue;
       }
       const Value ov = eval(c, function, 0);
       if (!(ov.from_option || ov.from_imported_option) || ov.truthy() != std::optional<bool>(false)) continue;
-      bool device = false;
-      for (std::string_view w : {"cuda", "gpu", "device", "accel"})
-        device = device || (ov.from_option && icontains(ov.from_option->dest, w)) ||
-                 (ov.from_imported_option && icontains(t(c), w));
+      const bool device = (ov.from_option && names_device(ov.from_option->dest)) ||
+                          (ov.from_imported_option && names_device(t(c)));
       const std::string k = switch_key(c, ov);
       const bool step_switch = !k.empty() && std::any_of(step_switches.begin(), step_switches.end(),
                                                           [&](const StepSwitch& s) { return s.key == k; });
@@ -850,13 +855,36 @@ std::optional<bool> Model::Impl::none_test_truth(size_t fi, TSNode cond) const {
   return op == "is not";
 }
 
-std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
-  const Function& fn = functions[fi];
-  const TSNode params = field(fn.node, "parameters");
+TSNode Model::Impl::parameter_default(size_t fi, std::string_view param) const {
   TSNode dflt{};
-  for (TSNode c : ts::named_children(params))
+  for (TSNode c : ts::named_children(field(functions[fi].node, "parameters")))
     if ((is(c, "default_parameter") || is(c, "typed_default_parameter")) && t(field(c, "name")) == param)
       dflt = field(c, "value");
+  return dflt;
+}
+
+bool Model::Impl::constructor_calls_pass(size_t init, std::string_view param,
+                                         const std::function<bool(TSNode, TSNode)>& ok) const {
+  const TSNode cls = functions[init].cls;
+  if (null(cls)) return false;
+  const std::string_view cls_name = t(field(cls, "name"));
+  const auto& params = functions[init].params;
+  const long index = static_cast<long>(std::find(params.begin(), params.end(), param) - params.begin()) - 1;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& c = calls[i];
+    if (!is(c.function, "identifier") || t(c.function) != cls_name) continue;
+    if (c.star_args || c.unresolved_kwargs) return false;
+    TSNode passed{};
+    if (const Argument* a = c.keyword(param)) passed = a->value;
+    else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
+    if (!null(passed) && !ok(passed, call_ctx[i].function)) return false;
+  }
+  return true;
+}
+
+std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
+  const Function& fn = functions[fi];
+  const TSNode dflt = parameter_default(fi, param);
   if (null(dflt)) return std::nullopt;
   const Value v = eval(dflt, TSNode{}, 0);
   const std::optional<bool> truth = v.truthy();
@@ -912,29 +940,13 @@ bool Model::Impl::attribute_default_is_one(TSNode attr) const {
     const size_t init = null(a.ctx.function) ? SIZE_MAX : function_index(a.ctx.function);
     if (init == SIZE_MAX || functions[init].name != "__init__" || !is(a.value, "identifier")) return false;
     const std::string_view param = t(a.value);
-    TSNode dflt{};
-    for (TSNode p : ts::named_children(field(functions[init].node, "parameters")))
-      if ((is(p, "default_parameter") || is(p, "typed_default_parameter")) && t(field(p, "name")) == param)
-        dflt = field(p, "value");
+    const TSNode dflt = parameter_default(init, param);
     if (null(dflt) || !is_one(dflt, TSNode{})) return false;
     // Not rebound in the constructor before it is stored.
     if (assigned_between(a.ctx.function, param, ts_node_start_byte(a.ctx.function), ts_node_start_byte(a.target)))
       return false;
     // This file's constructor calls pass 1 or nothing.
-    const TSNode cls = functions[init].cls;
-    if (null(cls)) return false;
-    const std::string_view cls_name = t(field(cls, "name"));
-    const auto& params = functions[init].params;
-    const long index = static_cast<long>(std::find(params.begin(), params.end(), param) - params.begin()) - 1;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const CallInfo& c = calls[i];
-      if (!is(c.function, "identifier") || t(c.function) != cls_name) continue;
-      if (c.star_args || c.unresolved_kwargs) return false;
-      TSNode passed{};
-      if (const Argument* k = c.keyword(param)) passed = k->value;
-      else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
-      if (!null(passed) && !is_one(passed, call_ctx[i].function)) return false;
-    }
+    if (!constructor_calls_pass(init, param, is_one)) return false;
   }
   return true;
 }
@@ -998,23 +1010,12 @@ std::optional<bool> Model::Impl::constructor_parameter_truth(TSNode init_node, s
   const TSNode block = ts::parent(init_node);
   const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
   if (null(cls) || !is(cls, "class_definition")) return std::nullopt;
-  const std::string_view cls_name = t(field(cls, "name"));
-  const auto& params = functions[init].params;
-  const long index = static_cast<long>(std::find(params.begin(), params.end(), param) - params.begin()) - 1;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const CallInfo& c = calls[i];
-    if (!is(c.function, "identifier") || t(c.function) != cls_name) continue;
-    if (c.star_args || c.unresolved_kwargs) return std::nullopt;
-    TSNode passed{};
-    if (const Argument* a = c.keyword(param)) passed = a->value;
-    else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
-    if (null(passed)) continue;
-    const TSNode caller = call_ctx[i].function;
+  const bool agree = constructor_calls_pass(init, param, [&](TSNode passed, TSNode caller) {
     std::optional<bool> v = eval(passed, caller, 0).truthy();
     if (!v && is(passed, "identifier") && !null(caller)) v = constructor_parameter_truth(caller, t(passed), depth + 1);
-    if (v != truth) return std::nullopt;
-  }
-  return truth;
+    return v == truth;
+  });
+  return agree ? truth : std::nullopt;
 }
 
 bool Model::Impl::under_tensor_test(const Context& ctx) const {

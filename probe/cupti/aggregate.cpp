@@ -96,13 +96,13 @@ std::vector<std::pair<uint64_t, uint64_t>> Aggregator::busy_runs() const {
 void Aggregator::add_sync_idle(std::vector<StepActivity>& out) const {
   const auto runs = busy_runs();
   std::vector<bool> counted(runs.size(), false);
+  const auto last_before = [&](uint64_t t) {  // the run that started last at or before t, or npos
+    auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(t, UINT64_MAX));
+    return it == runs.begin() ? std::string::npos : static_cast<size_t>(std::prev(it) - runs.begin());
+  };
   for (const auto& y : syncs_) {
     const long s = step_of(marks_, y.start_ns);
     if (s < 0) continue;
-    const auto last_before = [&](uint64_t t) {  // the run that started last at or before t, or npos
-      auto it = std::upper_bound(runs.begin(), runs.end(), std::make_pair(t, UINT64_MAX));
-      return it == runs.begin() ? std::string::npos : static_cast<size_t>(std::prev(it) - runs.begin());
-    };
     const size_t first = last_before(y.start_ns), r = last_before(y.end_ns);
     if (first == std::string::npos || y.start_ns >= runs[first].second) continue;  // the GPU was idle: no wait
     if (runs[r].second > y.end_ns || r + 1 >= runs.size() || counted[r]) continue;

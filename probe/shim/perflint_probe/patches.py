@@ -144,8 +144,8 @@ def install(probe):
     def iter_next(self):
         c = probe.current
         if c.loader_ready is None and getattr(self, "_num_workers", 0) > 0 and probe.in_user_code():
-            # an iterator's first batch cannot have been made ahead: -1, "just started"
             c.loader_ready, c.loader_depth = _batches_ready(self)
+            # an iterator's first batch cannot have been made ahead: -1, "just started"
             if getattr(self, "_perflint_first", False) and c.loader_ready is not None:
                 c.loader_ready = -1
         t0 = time.perf_counter()
