@@ -214,7 +214,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
   app.add_flag("--probe", o.probe, "Run SCRIPT for a few steps and mark each finding confirmed/refuted with its measured cost");
   app.add_option("--steps", o.steps, "Probe: steps to measure after warm-up (default 10)")->check(CLI::PositiveNumber)->type_name("N");
-  app.add_option("--warmup", o.warmup, "Probe: steps run before measuring (default 3)")->check(CLI::NonNegativeNumber)->type_name("N");
+  app.add_option("--warmup", o.warmup, "Probe: steps run before measuring (default 3; more while a DataLoader with workers still feeds the steps from batches made ahead, single-process runs, reported as warm-up added)")->check(CLI::NonNegativeNumber)->type_name("N");
   app.add_option("--timeout", o.timeout, "Probe: stop the script after S seconds (default 300)")->check(CLI::PositiveNumber)->type_name("S");
   app.add_option("--python", o.python, "Probe: interpreter (default: config, $PERFLINT_PYTHON, $VIRTUAL_ENV, python3)")->type_name("EXE");
   app.add_flag("--show-output", o.show_output, "Probe: stream the script's output (it always goes to a log)");
