@@ -350,9 +350,21 @@ bool is_tensor_test(const Model& model, TSNode v) {
 
 }  // namespace
 
+namespace {
+bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::string>& losses, int start);
+}  // namespace
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
+  return tensor_like_from(model, expr, losses, 0);
+}
+
+namespace {
+
+// is_tensor_like from depth `start`: a step argument followed into the caller keeps counting, so a
+// function that calls itself with its own parameter (or a damaged file that seems to) ends.
+bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::string>& losses, int start) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
-  std::vector<std::pair<TSNode, int>> todo{{expr, 0}};
+  std::vector<std::pair<TSNode, int>> todo{{expr, start}};
   while (!todo.empty()) {
     auto [n, depth] = todo.back();
     todo.pop_back();
@@ -387,7 +399,7 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
       if (depth < 4) {
         const std::vector<TSNode> bound = model.step_arguments(n);
         bool all = !bound.empty();
-        for (TSNode b : bound) all = all && is_tensor_like(model, b, losses);
+        for (TSNode b : bound) all = all && tensor_like_from(model, b, losses, depth + 1);
         if (all) return true;
       }
     } else if (k == "call") {
@@ -415,6 +427,8 @@ bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::stri
   }
   return false;
 }
+
+}  // namespace
 
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   // A device move along the chain itself (`y.to(device).tolist()`) settles it.
