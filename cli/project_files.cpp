@@ -214,13 +214,19 @@ const ModuleSummary* FileProjectContext::library_cuda_user(const fs::path& self)
 }
 
 const ModuleSummary* FileProjectContext::step_importer(const std::string& file, std::string_view function, int index,
-                                                   const SteppedResult** which) {
-  const std::string module = fs::path(file).stem().string();
+                                                   const SteppedResult** which, const std::vector<std::string>* vias) {
+  // A package's __init__.py is imported by the package's name (`from data import create_dataset`).
+  const fs::path as_path(file);
+  const std::string module =
+      (as_path.filename() == "__init__.py" ? as_path.parent_path().filename() : as_path.stem()).string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto via_matches = [&](const std::string& via) {
+    return vias ? std::find(vias->begin(), vias->end(), via) != vias->end() : via.empty();
+  };
   auto stepped = [&](const ModuleSummary* s) {
     if (s)
       for (const auto& r : s->stepped_results)
-        if (r.module == module && r.function == function && r.index == index) {
+        if (r.module == module && r.function == function && r.index == index && via_matches(r.via)) {
           if (which) *which = &r;
           return true;
         }
@@ -235,10 +241,36 @@ const ModuleSummary* FileProjectContext::step_importer(const std::string& file, 
   // scripts/image_train.py calls guided_diffusion/image_datasets.py's load_data).
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+
   for (const std::string& other : importers_naming(self.string(), function))
     if (fs::path(other).parent_path() != self.parent_path())  // siblings: above
       if (const ModuleSummary* s = importer_summary(other); stepped(s)) return s;
   return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> FileProjectContext::instance_factories(const std::string& file,
+                                                                                      std::string_view cls) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (cls.empty()) return out;
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  // Only importers that name the class can build it; parsed whatever summary_of's prefilter says (a
+  // factory module has no step and often no CUDA of its own).
+  for (const std::string& other : importers_naming(self.string(), cls)) {
+    if (is_test_path(other)) continue;
+    const ModuleSummary* s = parsed_summary_of(other);
+    if (!s) continue;
+    for (const FunctionSummary& f : s->functions) {
+      if (f.qualified != f.name) continue;  // a method: its instance is not the factory's to give
+      for (const auto& [index, made] : f.returned_classes)
+        if (index == -1 && !made.starts_with(".") &&
+            (made == cls || (made.size() > cls.size() && made.ends_with(cls) &&
+                              made[made.size() - cls.size() - 1] == '.')))
+          out.emplace_back(other, f.name);
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -33,7 +33,10 @@ class FileProjectContext final : public ProjectContext {
   const ModuleSummary* library_cuda_user(const std::filesystem::path& self);
   const ModuleSummary* cuda_imported(const std::string& file) override;
   const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
-                                     const SteppedResult** which) override;
+                                     const SteppedResult** which,
+                                     const std::vector<std::string>* vias = nullptr) override;
+  std::vector<std::pair<std::string, std::string>> instance_factories(const std::string& file,
+                                                                      std::string_view cls) override;
   // The project: the nearest directory at or above the file's with .git, pyproject.toml, setup.py or
   // setup.cfg (at most 4 levels up; none: the file's own directory), searched recursively for *.py
   // (hidden directories, venv, node_modules and __pycache__ skipped; at most 2,000 files). Of its

@@ -55,11 +55,16 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   if (with_calls)
     for (const CallInfo& c : model.calls()) {
       const std::string_view f = model.text(c.function);
-      const std::string name(f.substr(f.rfind('.') == std::string_view::npos ? 0 : f.rfind('.') + 1));
-      auto& into = model.under_condition(c.node) ? m.conditional_calls : m.plain_calls;
-      if (std::find(into.begin(), into.end(), name) == into.end()) into.push_back(name);
-      if (!model.switched_off(c.node) && std::find(m.default_calls.begin(), m.default_calls.end(), name) == m.default_calls.end())
-        m.default_calls.push_back(name);
+      const auto last = [](std::string_view d) { return std::string(d.substr(d.rfind('.') == std::string_view::npos ? 0 : d.rfind('.') + 1)); };
+      // The name as called, and as defined when an import renames it (`from train.train_superpixels
+      // import train_epoch_sparse as train_epoch`; benchmarking-gnns, held-out round 18).
+      for (const std::string& name : {last(f), last(c.qualname)}) {
+        if (name.empty()) continue;
+        auto& into = model.under_condition(c.node) ? m.conditional_calls : m.plain_calls;
+        if (std::find(into.begin(), into.end(), name) == into.end()) into.push_back(name);
+        if (!model.switched_off(c.node) && std::find(m.default_calls.begin(), m.default_calls.end(), name) == m.default_calls.end())
+          m.default_calls.push_back(name);
+      }
     }
   return m;
 }

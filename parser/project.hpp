@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace perflint {
@@ -62,6 +63,9 @@ struct SteppedResult {
   int index = -1;
   uint32_t line = 0;     // of the step loop
   bool repeated = false; // that loop sits inside another (epochs)
+  // The loop iterates what a method of that result returns (`dl = CreateDataLoader(opt)`, then
+  // `for b in dl.load_data():`): the method's name; empty when it iterates the result itself.
+  std::string via;
 };
 
 // A call that runs every training step and leaves the module: `loss_fn(pred, y)` where loss_fn was
@@ -182,9 +186,20 @@ class ProjectContext {
     return nullptr;
   }
   // A sibling whose training loop iterates what `function` (in `file`) returns at `index`; its
-  // matching entry goes to `*which`. nullptr when none.
+  // matching entry goes to `*which`. nullptr when none. With `vias`, the loop may also iterate what
+  // one of those methods of the result returns (SteppedResult::via; "" for the result itself).
   virtual const ModuleSummary* step_importer(const std::string& file, std::string_view function, int index,
-                                             const SteppedResult** which) = 0;
+                                             const SteppedResult** which,
+                                             const std::vector<std::string>* vias = nullptr) = 0;
+  // Functions of the project files that import `file` which return a new instance of `file`'s class
+  // `cls` (FunctionSummary::returned_classes): (path, function name). pix2pixHD's
+  // `def CreateDataLoader(opt): data_loader = CustomDatasetDataLoader(); ...; return data_loader`.
+  virtual std::vector<std::pair<std::string, std::string>> instance_factories(const std::string& file,
+                                                                              std::string_view cls) {
+    (void)file;
+    (void)cls;
+    return {};
+  }
   // Another .py file of `file`'s project, connected to it by an import (it imports `file`, or `file`
   // imports it or its package; see FileProjectContext for the bounds), that assigns `attribute` (a
   // dotted tail such as "cudnn.benchmark") a value other than a literal False, also as one target of

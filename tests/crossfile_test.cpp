@@ -691,6 +691,38 @@ TEST(CrossFile, AnotherModulesDataLoaderSubclassThatOnlyForwardsIsADataLoader) {
   check_project(kDir.parent_path() / "crossfile_loader_subclass", 3);
 }
 
+TEST(CrossFile, ALoaderKeptByAWrapperClassFeedsTheStepThatIteratesTheWrapper) {
+  // tests/fixtures/crossfile_loader_wrapper/: data/__init__.py's CustomDatasetDataLoader keeps the
+  // training DataLoader in self.dataloader and iterates it in __iter__; create_dataset() returns
+  // `data_loader.load_data()`, the wrapper itself, and train.py iterates that every epoch (CUT,
+  // held-out round 15): the loader is PFL102. Traps: the evaluation wrapper iterated under no_grad, a
+  // wrapper whose __iter__ never touches its loader, and a class nobody iterates.
+  check_project(kDir.parent_path() / "crossfile_loader_wrapper", 4);
+}
+
+TEST(CrossFile, ALoaderReturnedByAWrappersMethodThroughAnotherModulesFactoryFeedsTheStep) {
+  // tests/fixtures/crossfile_loader_factory/: train.py iterates `CreateDataLoader(opt).load_data()`;
+  // data/data_loader.py's CreateDataLoader builds data/custom_dataset_data_loader.py's wrapper, whose
+  // load_data() returns self.dataloader (pix2pixHD, held-out round 16): that loader is PFL102. Trap:
+  // the validation loader the wrapper's val_data() returns, iterated under no_grad only.
+  check_project(kDir.parent_path() / "crossfile_loader_factory", 4);
+}
+
+TEST(CrossFile, AParserImportedFromAnotherModuleGivesItsDefaults) {
+  // tests/fixtures/crossfile_imported_parser/: `from opts import parser; args = parser.parse_args()`
+  // (TSM, held-out round 17): args.workers is opts.py's --workers default 8, so the training loader
+  // is PFL105. Trap: the evaluation loader's --eval-workers default 0 (no PFL101).
+  check_project(kDir.parent_path() / "crossfile_imported_parser", 2);
+}
+
+TEST(CrossFile, AStepImportedUnderAnotherNameTakesTheEntryScriptsDevice) {
+  // tests/fixtures/crossfile_aliased_step/: main.py picks the CUDA device and imports `train_epoch_sparse
+  // as train_epoch` from train/train_graph.py, whose only device is its parameter (benchmarking-gnns,
+  // held-out round 18). The script calls the step by its local name; the module defines it by the
+  // other: its copies are PFL103 and its .item() PFL201 on the script's CUDA.
+  check_project(kDir.parent_path() / "crossfile_aliased_step", 3);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

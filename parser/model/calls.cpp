@@ -22,9 +22,22 @@ void Model::Impl::finish_calls() {
         c.qualname.rfind("torch.accelerator.", 0) == 0 ||
         // Hugging Face Accelerate places the model and batches on the GPU when there is one: its
         // scripts are GPU scripts (`accelerate launch` on a CUDA machine is what they are for).
-        q == "accelerate.Accelerator" || q == "accelerate.accelerator.Accelerator")
+        q == "accelerate.Accelerator" || q == "accelerate.accelerator.Accelerator" || lightning_gpu_trainer(c))
       cuda_node = c.node;
   }
+}
+
+bool Model::Impl::lightning_gpu_trainer(const CallInfo& c) const {
+  // `pl.Trainer(accelerator="gpu", devices=1)`, `Trainer(gpus=2)` (Lightning before 2.0): Lightning's
+  // "gpu" accelerator is CUDA on an NVIDIA machine.
+  const std::string_view q = c.qualname;
+  if (!(q.starts_with("pytorch_lightning.") || q.starts_with("lightning.")) || !q.ends_with("Trainer")) return false;
+  for (const Argument& k : c.keywords) {
+    const std::string_view v = t(k.value);
+    if (k.name == "accelerator" && (v == "\"gpu\"" || v == "'gpu'")) return true;
+    if (k.name == "gpus" && is(k.value, "integer") && v != "0") return true;
+  }
+  return false;
 }
 
 bool Model::Impl::is_cuda_literal(std::string_view lit) {

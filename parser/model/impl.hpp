@@ -588,6 +588,7 @@ struct Model::Impl {
 
   // 'cuda', "cuda:0", f"cuda:{rank}": the string's content is or starts with a CUDA device.
   static bool is_cuda_literal(std::string_view lit);
+  bool lightning_gpu_trainer(const CallInfo& c) const;
 
   // A string whose content is or starts with a CUDA device is CUDA evidence (the first one counts).
   void note_cuda_string(TSNode string);
@@ -861,6 +862,11 @@ struct Model::Impl {
   void link_prepared_loaders();
 
   void collect_loaders();
+  // A loader kept in `self.<attribute>` by a method `fn` of a wrapper class (pix2pixHD's and
+  // CycleGAN's CustomDatasetDataLoader): fed to the step when another module's step loop iterates
+  // the wrapper (its __iter__ runs over the loader) or what one of its methods returns (`load_data()`
+  // returning the loader, or the wrapper itself). Sets d's step fields; false when nothing does.
+  bool link_wrapped_loader(DataLoaderInfo& d, TSNode fn, std::string_view attribute);
 
   // ---- the walk -------------------------------------------------------------------------------
   // Pre-order over every node with a TSTreeCursor (no recursion). Frames are kept incrementally:

