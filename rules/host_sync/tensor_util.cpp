@@ -583,6 +583,12 @@ bool looks_like_module(const Model& model, TSNode expr) {
   else if (is(n, "attribute")) name = model.text(field(n, "attribute"));
   else return false;
   if (name == "self") return true;
+  // A last word that names a result: `policy_loss` (recurrent-ppo, held-out round 18), `model_output`,
+  // `critic_values` are tensors, whatever module their first word names.
+  if (const size_t us = name.find_last_of('_'); us != std::string_view::npos)
+    for (std::string_view w : {"loss", "losses", "out", "output", "outputs", "logits", "pred", "preds", "value",
+                               "values", "score", "scores", "prob", "probs", "grad", "grads", "acc", "entropy"})
+      if (name.substr(us + 1) == w) return false;
   std::string lower(name);
   for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (std::string_view w : {"model", "net", "module", "encoder", "decoder", "backbone", "head", "classifier",
