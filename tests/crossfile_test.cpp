@@ -217,7 +217,8 @@ TEST(CrossFile, ALoaderFactoryNothingCallsIsNotAssumedToFeedTheStep) {
   // tests/fixtures/crossfile_unused_factory/: chapter/previous.py keeps a loader factory no file of
   // the project names, next to a train() whose loop iterates its parameter (main.py hands it a
   // pinned loader): no finding on the leftover loader. Trap: chapter/tuning.py's factory, which
-  // finetune.py calls, is still assumed to feed its step loop.
+  // finetune.py calls, is still assumed to feed its step loop. finetune.py chooses the CUDA device of
+  // that step (tuning.py has none of its own), so its fp32 precision is judged there (PFL401/PFL402).
   check_project(kDir.parent_path() / "crossfile_unused_factory", 4);
 }
 
@@ -719,7 +720,8 @@ TEST(CrossFile, AStepImportedUnderAnotherNameTakesTheEntryScriptsDevice) {
   // tests/fixtures/crossfile_aliased_step/: main.py picks the CUDA device and imports `train_epoch_sparse
   // as train_epoch` from train/train_graph.py, whose only device is its parameter (benchmarking-gnns,
   // held-out round 18). The script calls the step by its local name; the module defines it by the
-  // other: its copies are PFL103 and its .item() PFL201 on the script's CUDA.
+  // other: its copies are PFL103 and its .item() PFL201 on the script's CUDA, and the script, which
+  // chooses the device, gets the step's PFL402 (the module's step, in a subpackage, is the script's).
   check_project(kDir.parent_path() / "crossfile_aliased_step", 3);
 }
 

