@@ -528,16 +528,11 @@ std::vector<SteppedResult> Model::stepped_results() const {
       if (index != -1 || !impl_->project || !is(callee, "attribute")) continue;
       TSNode made = field(callee, "object");
       if (is(made, "identifier")) {
-        TSNode only{};
-        for (const auto& b : impl_->all_assigns)
-          if (is(b.target, "identifier") && impl_->t(b.target) == impl_->t(made) && is(b.value, "call")) {
-            if (!null(only)) {  // bound twice: which one is iterated is not known
-              only = TSNode{};
-              break;
-            }
-            only = b.value;
-          }
-        made = only;
+        // Bound once, to a call (bound twice: which one is iterated is not known).
+        const auto& by_name = impl_->bindings().by_name;
+        const auto bound = by_name.find(impl_->t(made));
+        made = bound != by_name.end() && bound->second.size() == 1 ? impl_->all_assigns[bound->second.front()].value
+                                                                   : TSNode{};
       }
       if (!is(made, "call")) continue;
       const std::string made_q = impl_->qualname_of(field(made, "function"));
