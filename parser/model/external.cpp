@@ -107,13 +107,25 @@ void Model::Impl::retarget_loader_subclasses() {
   }
 }
 
+const std::vector<size_t>& Model::Impl::functions_with_param(std::string_view name) const {
+  if (!functions_by_param_) {
+    auto& index = functions_by_param_.emplace();
+    for (size_t fi = 0; fi < functions.size(); ++fi)
+      for (const std::string& p : functions[fi].params) {
+        auto& list = index[p];
+        if (list.empty() || list.back() != fi) list.push_back(fi);
+      }
+  }
+  static const std::vector<size_t> kNone;
+  const auto it = functions_by_param_->find(name);
+  return it == functions_by_param_->end() ? kNone : it->second;
+}
+
 void Model::Impl::for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const {
   // `def __init__(self, loss=NLLLoss(), ...)`: what a caller that passes nothing gets (pytorch-seq2seq's
   // trainer keeps it as self.loss), as with `self.sampler = sampler or UniformSampler(...)`. Only
   // constructions: a literal default says nothing of a class.
-  for (size_t fi = 0; fi < functions.size(); ++fi) {
-    const auto& params = functions[fi].params;
-    if (std::find(params.begin(), params.end(), name) == params.end()) continue;
+  for (const size_t fi : functions_with_param(name)) {
     const TSNode v = past_moves_and_wrappers(parameter_default(fi, name));
     if (is(v, "call") && visit(v)) return;
   }

@@ -798,6 +798,11 @@ struct Model::Impl {
   void for_each_parameter_default(std::string_view name, const std::function<bool(TSNode)>& visit) const;
   // Calls by the name they call: an identifier callee's text, or the method of a `self.m(...)` call.
   mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> calls_by_callee_name_;
+  // Function indices by parameter name (`def f(self, loss=NLLLoss())`): asked per receiver by
+  // for_each_parameter_default and for_each_bound_argument, which scanned every function's
+  // parameters each time (quadratic on a long file). Built on first use.
+  mutable std::optional<std::unordered_map<std::string_view, std::vector<size_t>>> functions_by_param_;
+  const std::vector<size_t>& functions_with_param(std::string_view name) const;
   // `diffusion = Diffusion(...)`: the class of this file a name's value was built from (any class
   // with a method, not only modules), by the name's text.
   std::string_view object_class(TSNode receiver) const;

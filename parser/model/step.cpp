@@ -165,9 +165,8 @@ std::string Model::Impl::factory_made_class(TSNode call) const {
 
 void Model::Impl::for_each_bound_argument(std::string_view name, const std::function<bool(TSNode)>& visit) const {
   if (name == "self" || name == "cls") return;
-  bool any = false;
-  for (const Function& f : functions) any = any || std::find(f.params.begin(), f.params.end(), name) != f.params.end();
-  if (!any) return;
+  const std::vector<size_t>& having = functions_with_param(name);
+  if (having.empty()) return;
   if (!calls_by_callee_name_) {
     auto& index = calls_by_callee_name_.emplace();
     for (size_t i = 0; i < calls.size(); ++i) {
@@ -177,8 +176,8 @@ void Model::Impl::for_each_bound_argument(std::string_view name, const std::func
         index[c.method].push_back(i);
     }
   }
-  for (const Function& f : functions) {
-    if (std::find(f.params.begin(), f.params.end(), name) == f.params.end()) continue;
+  for (const size_t fi : having) {
+    const Function& f = functions[fi];
     const auto callers_of = calls_by_callee_name_->find(f.name);
     if (callers_of == calls_by_callee_name_->end()) continue;
     // Its position as written; -1 (keyword only) after a `*args`, `*` or `**kw`.
