@@ -742,6 +742,15 @@ TEST(CrossFile, ALoaderPassedThroughASecondFactoryOfItsModuleFeedsTheStep) {
   check_project(kDir.parent_path() / "crossfile_factory_chain", 2);
 }
 
+TEST(CrossFile, AScriptThatRunsATrainerMethodJudgesItsPrecision) {
+  // tests/fixtures/crossfile_trainer_method/: main.py builds trainer.py's Trainer with the CUDA device
+  // and calls trainer.train(dataset), whose loop is the step (PyTorch-BYOL, ncsnv2; held-out round 13).
+  // trainer.py names no CUDA of its own: its copies are PFL103 on main.py's device, and main.py, which
+  // chooses the device, gets the step's PFL401/PFL402. Traps: evaluate() runs no step; a test file
+  // that calls train() gets no training-run findings.
+  check_project(kDir.parent_path() / "crossfile_trainer_method", 3);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

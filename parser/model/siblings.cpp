@@ -37,12 +37,23 @@ void Model::Impl::link_siblings() {
       if (g && holder && g->qualified == g->name && !holder->uses_cuda) f = g;
       else holder = nullptr;
     }
+    // The same for a method of an instance of a project class (`trainer = BYOLTrainer(..., device=device)`,
+    // then `trainer.train(train_dataset)`: PyTorch-BYOL, ncsnv2's runners; held-out round 13).
+    bool method = false;
+    if (!holder && c.qualname.empty() && is(c.function, "attribute") && !is_test_path(src.path())) {
+      const std::string target = outgoing_target(c);
+      if (!target.empty() && !target.ends_with(".__call__") && !target.ends_with(".__next__")) {
+        const FunctionSummary* g = project->project_function(src.path(), target, &holder);
+        if (g && holder && g->qualified != g->name && !holder->uses_cuda) f = g, method = true;
+        else holder = nullptr;
+      }
+    }
     if (!holder || !f || !f->has_step_loop) continue;
     step_loop_nodes.push_back(c.node);
     step_siblings.emplace_back(holder, c.node);
     for (int idx : f->iterated_params) {
-      if (idx < 0 || static_cast<size_t>(idx) >= f->params.size()) continue;
-      TSNode arg = c.arg(f->params[idx], idx);
+      if (idx < 0 || static_cast<size_t>(idx) >= f->params.size() || (method && idx == 0)) continue;
+      TSNode arg = c.arg(f->params[idx], method ? idx - 1 : idx);
       if (null(arg)) continue;
       const std::string_view at = t(arg);
       for (auto& d : loaders) {
