@@ -557,6 +557,20 @@ void Model::Impl::collect_loaders() {
     bound_names(target, text, names);
     return true;
   };
+  // `inputs, targets, lengths = queue.get()`: batches that loader threads put in a queue (kospeech's
+  // MultiDataLoader; held-out round 18), taken like `next(it)`. Only a receiver named as a queue
+  // (`queue`, `self.train_queue`, `data_q`): `.get()` on anything else is a dict's or a config's.
+  const auto from_queue = [&](TSNode value) {
+    const TSNode fn = field(value, "function");
+    if (!is(fn, "attribute") || t(field(fn, "attribute")) != "get") return false;
+    const TSNode args = field(value, "arguments");
+    if (!null(args) && ts_node_named_child_count(args) > 0 && !is(ts_node_named_child(args, 0), "keyword_argument"))
+      return false;  // `d.get(key)`: a look-up, not a take
+    std::string_view recv = t(field(fn, "object"));
+    if (const size_t dot = recv.rfind('.'); dot != std::string_view::npos) recv = recv.substr(dot + 1);
+    return recv == "q" || recv.ends_with("_q") || recv.find("queue") != std::string_view::npos ||
+           recv.find("Queue") != std::string_view::npos;
+  };
   // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`.
   const bool step_loops = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   for (const auto& a : all_assigns) {
@@ -568,7 +582,8 @@ void Model::Impl::collect_loaders() {
       Loop& l = loops[it->second];
       if (!l.step) break;
       // `batch = next(it)` in a while loop over an iterator.
-      if (is(a.value, "call") && t(field(a.value, "function")) == "next") bound_names(a.target, text, l.batch_names);
+      if (is(a.value, "call") && (t(field(a.value, "function")) == "next" || from_queue(a.value)))
+        bound_names(a.target, text, l.batch_names);
       else bind_batch(a.target, a.value, l.batch_names);
       break;
     }
