@@ -872,6 +872,9 @@ struct Model::Impl {
   // the wrapper (its __iter__ runs over the loader) or what one of its methods returns (`load_data()`
   // returning the loader, or the wrapper itself). Sets d's step fields; false when nothing does.
   bool link_wrapped_loader(DataLoaderInfo& d, TSNode fn, std::string_view attribute);
+  // A loader of this file fed to another file's step (`stepper`): that file's CUDA (or the CUDA of a
+  // module it imports) is this file's, when this file shows none of its own.
+  void adopt_importer_cuda(const ModuleSummary* stepper);
 
   // ---- the walk -------------------------------------------------------------------------------
   // Pre-order over every node with a TSTreeCursor (no recursion). Frames are kept incrementally:

@@ -214,6 +214,14 @@ int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated) const {
   return found;
 }
 
+void Model::Impl::adopt_importer_cuda(const ModuleSummary* stepper) {
+  // The stepping file's CUDA use is this loader's too (pinned memory, copies), or that of the project
+  // module it imports whose step iterates the loader (`TrainLoop(data=...)`).
+  if (!null(cuda_node) || importer || !stepper) return;
+  if (stepper->uses_cuda) importer = stepper;
+  else if (const ModuleSummary* via = project->cuda_imported(stepper->path)) importer = via;
+}
+
 bool Model::Impl::link_wrapped_loader(DataLoaderInfo& d, TSNode fn, std::string_view attribute) {
   const size_t fi = function_index(fn);
   if (fi == SIZE_MAX || null(functions[fi].cls)) return false;
@@ -294,10 +302,7 @@ bool Model::Impl::link_wrapped_loader(DataLoaderInfo& d, TSNode fn, std::string_
   d.feeds_step = true;
   d.repeated = r->repeated;
   d.step_loop = field(fn, "name");
-  if (null(cuda_node) && !importer) {
-    if (imp->uses_cuda) importer = imp;
-    else if (const ModuleSummary* via = project->cuda_imported(imp->path)) importer = via;
-  }
+  adopt_importer_cuda(imp);
   d.framework_reason = std::filesystem::path(imp->path).filename().string() + " iterates " +
                        (r->via.empty() ? "what " + how + " returns" : how + "." + r->via + "()") +
                        " in its training loop (line " + std::to_string(r->line) + "), which runs over " + held;
@@ -398,12 +403,7 @@ void Model::Impl::collect_loaders() {
         d.feeds_step = true;
         d.repeated = r->repeated || yields_again;
         d.step_loop = field(fn, "name");
-        // The importer's CUDA use is this loader's too (pinned memory, copies), or that of the
-        // project module it imports whose step iterates the loader (`TrainLoop(data=...)`).
-        if (null(cuda_node) && !importer) {
-          if (imp->uses_cuda) importer = imp;
-          else if (const ModuleSummary* via = project->cuda_imported(imp->path)) importer = via;
-        }
+        adopt_importer_cuda(imp);
         d.framework_reason = std::filesystem::path(imp->path).filename().string() + " iterates what " +
                              std::string(fname) + "() returns in its training loop (line " +
                              std::to_string(r->line) + ")";

@@ -83,6 +83,11 @@ std::optional<std::string> cpu_count_expression(const Model& model, TSNode expr)
 
 uint32_t line_of(const Emitter& out, TSNode node) { return out.source().position(ts_node_start_byte(node)).line; }
 
+bool index_range_loader(const Model& model, const CallInfo& call) {
+  const TSNode ds = call.arg("dataset", 0);
+  return ts::is(ds, "call") && model.text(ts::field(ds, "function")) == "range";
+}
+
 const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call) {
   if (!is_dataloader_call(call)) return nullptr;
   const DataLoaderInfo* d = model.dataloader(call.node);

@@ -20,6 +20,9 @@ uint32_t line_of(const Emitter& out, TSNode node);
 // The DataLoader built by this call when it feeds (or is assumed to feed) the training loop; null
 // otherwise (not a DataLoader, an eval-only loader, a loader not linked to any step loop).
 const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call);
+// `DataLoader(range(n), ...)`: batches of indices into data the step already holds (benchmarking-gnns'
+// edge permutations): no workers or pinning needed.
+bool index_range_loader(const Model& model, const CallInfo& call);
 
 // "assumed to feed the training loop at line N: ..." when the model only assumed the link.
 std::optional<Note> assumed_note(const Emitter& out, const DataLoaderInfo& loader);

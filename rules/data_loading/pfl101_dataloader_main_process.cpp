@@ -20,9 +20,7 @@ bool in_memory_dataset(const Model& model, const CallInfo& call) {
     const std::string_view t = model.text(fn);
     return t == "TensorDataset" || (t.size() > 14 && t.substr(t.size() - 14) == ".TensorDataset");
   };
-  // `DataLoader(range(n), bs, shuffle=True)`: batches of indices, made in no time (benchmarking-gnns'
-  // edge permutations; held-out round 18).
-  if (ts::is(ds, "call") && model.text(ts::field(ds, "function")) == "range") return true;
+  if (index_range_loader(model, call)) return true;  // batches of indices, made in no time
   if (ts::is(ds, "call")) return is_tensor_dataset(ts::field(ds, "function"));
   // A dataset that comes from outside the file: a parameter, or an attribute set only from
   // parameters (JointBERT's `Trainer(args, train_dataset)`, whose TensorDataset data_loader.py

@@ -1,7 +1,6 @@
 // PFL102 dataloader-unpinned: a DataLoader feeding a CUDA training loop without pin_memory=True, so
 // each host-to-device copy is staged through a pinned bounce buffer and cannot overlap compute.
 #include "parser/model.hpp"
-#include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/data_loading/loader_util.hpp"
 #include "rules/fix_util.hpp"
@@ -30,11 +29,7 @@ class RulePFL102 final : public Rule {
     if (is_hf_training_args(model, *call)) return check_hf(model, *call, out);
     const DataLoaderInfo* loader = training_loader(model, *call);
     if (!loader) return;
-    // `DataLoader(range(n), bs, shuffle=True)`: batches of indices into data the step already holds
-    // (benchmarking-gnns' edge permutations; held-out round 18); pinning them saves nothing.
-    if (const TSNode ds = call->arg("dataset", 0);
-        ts::is(ds, "call") && model.text(ts::field(ds, "function")) == "range")
-      return;
+    if (index_range_loader(model, *call)) return;  // indices into data the step holds: nothing to pin
     const std::optional<Flag> pin = loader_flag(model, *call, "pin_memory");
     if (!pin || pin->value) return;  // pinned, or not knowable (unresolved **kwargs, a runtime value)
 
