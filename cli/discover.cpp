@@ -113,6 +113,10 @@ class Walker {
     // Sorted so that errors and notices come out in a stable order.
     std::sort(entries.begin(), entries.end());
 
+    // Directories reached through a symbolic link are walked after the real ones beside them: a
+    // checkout that keeps an alias of its package (XLM's `src -> xlm`) is linted, and linked, under
+    // the real name its scripts import, not under the alias that sorts first.
+    std::vector<std::pair<std::string, DirId>> linked_dirs;
     for (const auto& [name, type] : entries) {
       const std::string path = join(dir, name);
       bool is_dir = type == DT_DIR;
@@ -148,11 +152,15 @@ class Walker {
           error(path, "directory symlink loop (points back to " + loop->second + "); skipped");
           continue;
         }
-        walk(path, child);
+        struct stat lst {};
+        const bool link = type == DT_LNK || (type == DT_UNKNOWN && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode));
+        if (link) linked_dirs.emplace_back(path, child);
+        else walk(path, child);
       } else if (is_file && ends_with(name, ".py") && !excluded(path) && !ignored(path, false)) {
         add_file(path);
       }
     }
+    for (const auto& [path, child] : linked_dirs) walk(path, child);
     ignores_.leave(ignore_levels);
     ancestors_.pop_back();
   }

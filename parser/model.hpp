@@ -174,8 +174,9 @@ class Model {
   StepContext step_context(TSNode node) const;
   // `name` is a parameter of a function that runs with the step: the argument every per-step call
   // of this file binds to it (empty when one of them binds none, passes *args/**kwargs, or the
-  // function is not called per step here).
-  std::vector<TSNode> step_arguments(TSNode name) const;
+  // function is not called per step here). `rebound`: also when the function assigns the name again
+  // (then the arguments are only some of its values).
+  std::vector<TSNode> step_arguments(TSNode name, bool rebound = false) const;
   // `name` is a parameter (not rebound) of a function another file's step runs, and every call that
   // runs it binds the loss that step calls backward on (`misc.check_nan_losses(loss)`).
   bool bound_to_step_loss(TSNode name) const;
@@ -184,6 +185,16 @@ class Model {
   std::string project_conv_evidence(const CallInfo& call) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
   bool is_batch_expression(TSNode expr) const;
+  // `use` (a name in a function) is a host tensor there: later in the same function it is copied to
+  // the GPU (`x = x.cuda()`, `y.to(device)`, `x, y = to_cuda(x, y)` with a copying helper), nothing
+  // copied it to the GPU before, and no loop of the function carries it from one iteration's copy to
+  // the next (XLM's `x, lengths = self.generate_batch(...)`, masked and counted, then to_cuda).
+  bool copied_later(TSNode use) const;
+  // The function holding `node` is run by another file's training step (ProjectContext::step_entries).
+  bool run_by_other_file(TSNode node) const;
+  // `use` names a parameter that its function also binds by other means than `name = value` (a
+  // tuple target, a loop, `with ... as`): what a caller passes may not be what the use sees.
+  bool parameter_rebound_opaquely(TSNode use) const;
   // The loader whose batches reach `expr`, when known.
   const DataLoaderInfo* loader_of_batch(TSNode expr) const;
 

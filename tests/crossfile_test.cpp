@@ -751,6 +751,26 @@ TEST(CrossFile, AScriptThatRunsATrainerMethodJudgesItsPrecision) {
   check_project(kDir.parent_path() / "crossfile_trainer_method", 3);
 }
 
+TEST(CrossFile, AHelperRunOnTheHostBatchBeforeItsCopyReadsTheHost) {
+  // tests/fixtures/crossfile_host_batch_helper/: train.py's step hands its loader batch to
+  // text/batching.py's truncate / concat / mask_tokens before copying it (XLM's truncate and
+  // concat_batches, held-out round 18; Hugging Face's old mask_tokens): their `.item()` and
+  // `.tolist()` read host tensors, also through locals computed from the batch (`len1 + len2`,
+  // `x1.new(...)`, `(x == pad)`). Traps that stay reported: a helper handed the device copy, and one
+  // that copies first and reads the copy.
+  check_project(kDir.parent_path() / "crossfile_host_batch_helper", 3);
+}
+
+TEST(CrossFile, AStepMethodInheritedFromABaseClassIsTheStep) {
+  // tests/fixtures/crossfile_inherited_step/: train.py builds trainer.py's SingleTrainer and calls
+  // trainer.mlm_step(), which the base class Trainer defines (XLM, held-out round 18): the step runs
+  // there. Its batch is built on the host, masked and counted, then copied by utils.to_cuda(*args):
+  // the copy is PFL103, the reads after it PFL201. Traps: the reads before the copy, in the step and in
+  // the helpers it hands the host tensors to (mask_out, round_batch); a loop whose second iteration
+  // reads the previous copy stays reported.
+  check_project(kDir.parent_path() / "crossfile_inherited_step", 3);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

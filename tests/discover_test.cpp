@@ -99,9 +99,20 @@ TEST(Discover, SymlinksToFilesAndDirectoriesAreFollowedOnce) {
   ASSERT_EQ(::symlink("target.py", (t.path() / "link.py").c_str()), 0);
   Discovery d = discover_files({t.str()}, {});
   EXPECT_TRUE(d.errors.empty());
-  // The directory is reached twice (alias, real) but walked once; the file link is a file.
+  // The directory is reached twice (alias, real) but walked once, under its real name although the
+  // alias sorts first (XLM's `src -> xlm`: its scripts import `xlm`); the file link is a file.
   EXPECT_EQ(sorted(d.files),
-            (std::vector<std::string>{t.str() + "/alias/m.py", t.str() + "/link.py", t.str() + "/target.py"}));
+            (std::vector<std::string>{t.str() + "/link.py", t.str() + "/real/m.py", t.str() + "/target.py"}));
+}
+
+TEST(Discover, ALinkedDirectoryWithNoRealTwinIsWalked) {
+  TempDir t;
+  t.write("outside/data/m.py", "");
+  t.write("proj/train.py", "");
+  ASSERT_EQ(::symlink("../outside/data", (t.path() / "proj/data").c_str()), 0);
+  Discovery d = discover_files({t.str() + "/proj"}, {});
+  EXPECT_TRUE(d.errors.empty());
+  EXPECT_EQ(sorted(d.files), (std::vector<std::string>{t.str() + "/proj/data/m.py", t.str() + "/proj/train.py"}));
 }
 
 TEST(Discover, DanglingSymlinkInADirectoryIsANotice) {

@@ -518,11 +518,48 @@ std::vector<int> Model::Impl::copied_params(size_t fi) const {
     if (!moves_to_device(*c) || !is(c->receiver, "identifier")) continue;
     if (!ts::same(function_containing(c->node), f.node)) continue;  // not a nested def's
     const auto p = std::find(f.params.begin(), f.params.end(), t(c->receiver));
-    if (p == f.params.end()) continue;
+    if (p == f.params.end()) {
+      // `def to_cuda(*args): return [x.cuda() for x in args]` (XLM): every argument from the splat on
+      // (the first 16).
+      if (const int star = splat_iterated(f, c->receiver); star >= 0)
+        for (int index = star; index < star + 16; ++index)
+          if (std::find(out.begin(), out.end(), index) == out.end()) out.push_back(index);
+      continue;
+    }
     const int index = static_cast<int>(p - f.params.begin());
     if (std::find(out.begin(), out.end(), index) == out.end()) out.push_back(index);
   }
   return out;
+}
+
+int Model::Impl::splat_iterated(const Function& f, TSNode var) const {
+  // The comprehension (or for loop) that binds `var`, over a `*args` parameter of `f`.
+  for (TSNode p = ts::parent(var); !null(p) && !ts::same(p, f.node); p = ts::parent(p)) {
+    TSNode over{};
+    if (is(p, "list_comprehension") || is(p, "generator_expression") || is(p, "set_comprehension") ||
+        is(p, "dictionary_comprehension")) {
+      for (TSNode c : ts::named_children(p))
+        if (is(c, "for_in_clause")) {
+          std::vector<std::string_view> names;
+          bound_names(field(c, "left"), text, names);
+          if (std::find(names.begin(), names.end(), t(var)) != names.end()) over = field(c, "right");
+        }
+    } else if (is(p, "for_statement")) {
+      std::vector<std::string_view> names;
+      bound_names(field(p, "left"), text, names);
+      if (std::find(names.begin(), names.end(), t(var)) != names.end()) over = field(p, "right");
+    }
+    if (null(over)) continue;
+    if (!is(over, "identifier")) return -1;
+    int index = 0;
+    for (TSNode q : ts::named_children(field(f.node, "parameters"))) {
+      if (is(q, "list_splat_pattern") && t(ts_node_named_child(q, 0)) == t(over)) return index;
+      if (is(q, "keyword_separator") || is(q, "dictionary_splat_pattern")) break;
+      if (!is(q, "positional_separator")) ++index;
+    }
+    return -1;
+  }
+  return -1;
 }
 
 std::string Model::Impl::referenced_target(const CallInfo& c) const {
@@ -591,6 +628,7 @@ std::vector<StepCall> Model::step_calls() const {
         // from it (`x.cuda()` is its device copy).
         const auto batch_arg = [&](TSNode a) {
           a = unparenthesized(a);
+          if (is(a, "identifier") && copied_later(a)) return true;  // a host tensor the step copies later
           return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a) &&
                  !impl_->step_counter(a);
         };

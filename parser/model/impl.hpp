@@ -463,6 +463,9 @@ struct Model::Impl {
   std::string argument_class(TSNode arg) const;
   // The parameters (indices into params) function `fi` copies to the GPU: `x.cuda()`, `x.to(device)`.
   std::vector<int> copied_params(size_t fi) const;
+  // The position of the `*args` parameter of `f` that a comprehension or loop binding `var` iterates,
+  // or -1.
+  int splat_iterated(const Function& f, TSNode var) const;
   // The step method a call is handed uncalled (`retry_call(model.train)`), as outgoing_target names it, or empty.
   std::string referenced_target(const CallInfo& c) const;
   // The class of this file that module-level function `function` returns an instance of, or empty.

@@ -213,7 +213,7 @@ StepContext Model::step_context(TSNode node) const {
   return sc;
 }
 
-std::vector<TSNode> Model::step_arguments(TSNode name) const {
+std::vector<TSNode> Model::step_arguments(TSNode name, bool rebound) const {
   std::vector<TSNode> out;
   if (!is(name, "identifier")) return out;
   const TSNode fn = impl_->function_containing(name);
@@ -225,7 +225,7 @@ std::vector<TSNode> Model::step_arguments(TSNode name) const {
   if (p == params.end()) return out;
   // Rebound in the function: not the caller's value any more.
   const auto& b = impl_->bindings();
-  if (b.assigns.count(Impl::scope_key(fn, impl_->t(name)))) return out;
+  if (!rebound && b.assigns.count(Impl::scope_key(fn, impl_->t(name)))) return out;
   for (size_t i : impl_->callers[fi]) {
     if (!impl_->step_where(impl_->call_ctx[i]).in()) continue;
     const CallInfo& c = impl_->calls[i];
@@ -237,6 +237,15 @@ std::vector<TSNode> Model::step_arguments(TSNode name) const {
     out.push_back(arg);
   }
   return out;
+}
+
+bool Model::run_by_other_file(TSNode node) const {
+  const TSNode fn = impl_->function_containing(node);
+  return !ts_node_is_null(fn) && impl_->entry_of(impl_->function_index(fn)) != nullptr;
+}
+
+bool Model::parameter_rebound_opaquely(TSNode use) const {
+  return impl_->bindings().opaque_again.count(Impl::scope_key(impl_->function_containing(use), impl_->t(use))) > 0;
 }
 
 bool Model::bound_to_step_loss(TSNode name) const {
@@ -466,6 +475,40 @@ std::vector<FunctionSummary> Model::function_summaries() const {
         }
       }
     }
+  // A method a class inherits from a class of this module is its method too (XLM's `trainer =
+  // SingleTrainer(...)`, then `trainer.mlm_step(...)`, defined in the base Trainer): summarised again
+  // under the subclass's name, so that another file's call of it finds the step.
+  std::unordered_map<std::string, std::vector<size_t>> methods_of;  // class name -> summaries
+  for (size_t i = 0; i < out.size(); ++i)
+    if (const size_t dot = out[i].qualified.find('.'); dot != std::string::npos && out[i].qualified.find('.', dot + 1) == std::string::npos)
+      methods_of[out[i].qualified.substr(0, dot)].push_back(i);
+  const size_t own = out.size();
+  for (const auto& [name, node] : impl_->class_nodes) {
+    std::set<std::string> defined;
+    if (auto m = methods_of.find(name); m != methods_of.end())
+      for (size_t i : m->second) defined.insert(out[i].name);
+    std::vector<std::string> bases{name};
+    for (size_t b = 0; b < bases.size() && b < 5; ++b) {
+      const auto c = impl_->class_nodes.find(bases[b]);
+      if (c == impl_->class_nodes.end()) continue;
+      const TSNode supers = field(c->second, "superclasses");
+      if (null(supers)) continue;
+      for (TSNode base : ts::named_children(supers)) {
+        if (!is(base, "identifier")) continue;
+        const std::string bn(impl_->t(base));
+        if (bn == name || std::find(bases.begin(), bases.end(), bn) != bases.end()) continue;
+        bases.push_back(bn);
+        const auto m = methods_of.find(bn);
+        if (m == methods_of.end()) continue;
+        for (size_t i : m->second) {
+          if (i >= own || !defined.insert(out[i].name).second) continue;
+          FunctionSummary twin = out[i];
+          twin.qualified = name + "." + twin.name;
+          out.push_back(std::move(twin));
+        }
+      }
+    }
+  }
   return out;
 }
 

@@ -1118,9 +1118,22 @@ bool Model::Impl::external_batch(TSNode name) const {
   // Not bound again before the use (`x = x.float()` earlier); the use's own statement may rebind it.
   const auto unbound_before = [&](std::string_view n) {
     const auto a = b.assigns.find(scope_key(ctx.function, n));
-    if (a == b.assigns.end()) return true;
-    return std::none_of(a->second.begin(), a->second.end(), [&](size_t ai) {
-      return ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name);
+    if (a != b.assigns.end() && std::any_of(a->second.begin(), a->second.end(), [&](size_t ai) {
+          return ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name);
+        }))
+      return false;
+    // Nor as part of a tuple (`x, y = x.cuda(), y.cuda()`).
+    if (!b.opaque.count(scope_key(ctx.function, n))) return true;
+    const auto in_fn = b.by_function.find(key(ctx.function));
+    if (in_fn == b.by_function.end()) return true;
+    return std::none_of(in_fn->second.begin(), in_fn->second.end(), [&](size_t ai) {
+      const Assign& x = all_assigns[ai];
+      if (is(x.target, "identifier") || ts_node_end_byte(x.statement) > ts_node_start_byte(name)) return false;
+      // (`(ids, feats, lengths) = data` unpacks the batch itself: see below.)
+      if (is(x.value, "identifier") && batch_parameter(fi, t(x.value))) return false;
+      std::vector<std::string_view> names;
+      bound_names(x.target, text, names);
+      return std::find(names.begin(), names.end(), n) != names.end();
     });
   };
   if (!unbound_before(t(name))) return false;
@@ -1145,6 +1158,64 @@ bool Model::Impl::moves_to_device(const CallInfo& c) const {
   for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
     if (icontains(t(c.positional.front()), dtype)) return false;
   return true;
+}
+
+bool Model::copied_later(TSNode use) const {
+  if (!is(use, "identifier")) return false;
+  const TSNode fn = impl_->function_containing(use);
+  if (ts_node_is_null(fn)) return false;
+  const std::string_view name = impl_->t(use);
+  const uint32_t at = ts_node_start_byte(use);
+  const auto& b = impl_->bindings();
+  // The statements of fn that bind the name: (start, end) of each, in document order.
+  std::vector<std::pair<uint32_t, uint32_t>> bound;
+  if (const auto in_fn = b.by_function.find(key(fn)); in_fn != b.by_function.end())
+    for (size_t ai : in_fn->second) {
+      const Impl::Assign& a = impl_->all_assigns[ai];
+      std::vector<std::string_view> names;
+      bound_names(a.target, impl_->text, names);
+      if (std::find(names.begin(), names.end(), name) != names.end())
+        bound.emplace_back(ts_node_start_byte(a.statement), ts_node_end_byte(a.statement));
+    }
+  // Inside a loop of fn, the name must be bound afresh in that loop before the use (its target, or an
+  // assignment in its body): else the use may see the previous iteration's copy.
+  for (TSNode p = ts::parent(use); !ts_node_is_null(p) && !ts::same(p, fn); p = ts::parent(p)) {
+    if (!is(p, "for_statement") && !is(p, "while_statement")) continue;
+    bool fresh = false;
+    if (is(p, "for_statement")) {
+      std::vector<std::string_view> names;
+      bound_names(field(p, "left"), impl_->text, names);
+      fresh = std::find(names.begin(), names.end(), name) != names.end();
+    }
+    for (const auto& [lo, hi] : bound) fresh = fresh || (lo >= ts_node_start_byte(p) && hi <= at);
+    if (!fresh) return false;
+    break;
+  }
+  // The calls of fn itself that copy the name.
+  const uint32_t lo = ts_node_start_byte(fn), hi = ts_node_end_byte(fn);
+  const auto& calls = impl_->calls;
+  auto c = std::lower_bound(calls.begin(), calls.end(), lo,
+                            [](const CallInfo& x, uint32_t s) { return ts_node_start_byte(x.node) < s; });
+  for (; c != calls.end() && ts_node_start_byte(c->node) < hi; ++c) {
+    bool copies = impl_->moves_to_device(*c) && is(c->receiver, "identifier") && impl_->t(c->receiver) == name;
+    for (size_t i = 0; !copies && i < c->positional.size(); ++i)
+      copies = is(c->positional[i], "identifier") && impl_->t(c->positional[i]) == name && !copies_argument(*c, i).empty();
+    if (!copies || !ts::same(impl_->function_containing(c->node), fn)) continue;
+    const uint32_t where = ts_node_start_byte(c->node);
+    // The copy's own argument or receiver (`to_cuda(x, y)`, `x.cuda()`): the host value it copies.
+    if (where <= at && at < ts_node_end_byte(c->node)) return true;
+    if (where < at) {
+      // Copied before and bound to the copy (`x = x.cuda()`): the use is the device copy.
+      for (const auto& [blo, bhi] : bound)
+        if (blo <= where && where < bhi) return false;
+      continue;
+    }
+    // Copied later, the name not bound again in between.
+    for (const auto& [blo, bhi] : bound)
+      if (blo > at && bhi <= where) return false;
+    return true;
+  }
+  return false;
 }
 
 bool Model::Impl::rebound_to_device_copy(TSNode loop, TSNode use) const {

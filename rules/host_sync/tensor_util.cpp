@@ -430,6 +430,79 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
 
 }  // namespace
 
+namespace {
+
+// True when every tensor `e` computes from is a batch that another file's step hands to this helper
+// before copying it (XLM's `truncate(x, lengths, ...)` and `concat_batches(...)` run on the loader's
+// batch, then `to_cuda(x, y, lengths)`): such a parameter, or a local computed from one by
+// arithmetic, comparisons, indexing and tensor methods other than a device move (`x1.new(n, bs)`,
+// `len1 + len2`). Anything else (a number, a call of a function, a global, a device move) is not known
+// to be a host tensor.
+bool host_batch_derived(const Model& model, TSNode e, int depth, std::vector<std::pair<uint32_t, std::string_view>>& resolving) {
+  e = unparen(e);
+  if (ts_node_is_null(e) || depth > 4) return false;
+  if (is(e, "identifier")) {
+    if (model.is_batch_expression(e) || model.copied_later(e)) return true;
+    // The name in its function (the same name in a caller is another variable).
+    uint32_t scope = 0;
+    for (TSNode p = ts::parent(e); !ts_node_is_null(p); p = ts::parent(p))
+      if (is(p, "function_definition")) {
+        scope = ts_node_start_byte(p);
+        break;
+      }
+    const std::pair<uint32_t, std::string_view> name{scope, model.text(e)};
+    // Met again while its own values are judged (`lengths = lengths[idx]`): it keeps what the others say.
+    if (std::find(resolving.begin(), resolving.end(), name) != resolving.end()) return true;
+    if (depth >= 3) return false;
+    resolving.push_back(name);
+    // A parameter of a helper that this file's step calls with host tensors only (XLM's
+    // `self.mask_out(x, lengths)` before `to_cuda`), and whatever the helper assigns it again.
+    std::vector<TSNode> values;
+    if (!model.run_by_other_file(e) && !model.parameter_rebound_opaquely(e)) values = model.step_arguments(e, true);
+    const bool parameter = !values.empty();
+    if (model.only_plainly_assigned(e, name.second) || parameter) {
+      for (TSNode v : model.visible_values(e, name.second)) values.push_back(v);
+    } else {
+      values.clear();
+    }
+    const bool host = !values.empty() && std::all_of(values.begin(), values.end(), [&](TSNode v) {
+      return host_batch_derived(model, v, depth + 1, resolving);
+    });
+    resolving.pop_back();
+    return host;
+  }
+  // Arithmetic and comparisons with a host batch tensor stay on the host: PyTorch refuses to mix a CPU
+  // tensor of one or more dimensions (a batch) with a CUDA one, so the other side is a number or a
+  // host tensor too (`x == pad_index`, `len1 + len2`).
+  if (is(e, "binary_operator") || is(e, "comparison_operator")) {
+    for (TSNode c : ts::named_children(e))
+      if (host_batch_derived(model, c, depth + 1, resolving)) return true;
+    return false;
+  }
+  if (is(e, "unary_operator")) return host_batch_derived(model, field(e, "argument"), depth + 1, resolving);
+  if (is(e, "subscript") || is(e, "attribute")) return host_batch_derived(model, inner(e), depth, resolving);
+  if (is(e, "call")) {
+    const CallInfo* c = model.call(e);
+    if (!c) return false;
+    // NumPy's values live on the host; so do torch's factories without device= (while no default
+    // device says otherwise): `torch.from_numpy(mask)`, `torch.zeros(n, dtype=torch.uint8)`.
+    const TSNode r = root_name(e);
+    if (!ts_node_is_null(r) && (model.qualname(r) == "numpy" || starts_with(model.qualname(r), "numpy."))) return true;
+    if (starts_with(c->qualname, "torch.") && !c->keyword("device") && !factories_may_build_on_gpu(model)) {
+      const std::string_view f = std::string_view(c->qualname).substr(6);
+      for (std::string_view h : {"from_numpy", "zeros", "ones", "empty", "full", "arange", "randperm", "rand", "randn",
+                                 "randint", "LongTensor", "FloatTensor", "ByteTensor", "BoolTensor", "IntTensor"})
+        if (f == h) return true;
+    }
+    if (ts_node_is_null(c->receiver)) return false;
+    if (c->method == "cuda" || c->method == "to" || c->method == "pin_memory" || c->method == "type") return false;
+    return host_batch_derived(model, c->receiver, depth, resolving);
+  }
+  return false;
+}
+
+}  // namespace
+
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   // A device move along the chain itself (`y.to(device).tolist()`) settles it.
   for (TSNode n = unparen(expr); !ts_node_is_null(n); n = unparen(inner(n))) {
@@ -437,6 +510,11 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
     const CallInfo* c = model.call(n);
     if (c && (c->method == "cuda" || (c->method == "to" && !is_host_copy(model, *c)))) return false;
   }
+  // A host tensor that this function copies to the GPU later; in a helper another file's step calls
+  // with its batch (no loop of this file runs it), what it computes from that batch.
+  std::vector<std::pair<uint32_t, std::string_view>> resolving;
+  if (const TSNode r = root_name(expr); !ts_node_is_null(r) && model.copied_later(r)) return true;
+  if (ts_node_is_null(loop)) return host_batch_derived(model, expr, 0, resolving);
   TSNode root = root_name(expr);
   if (ts_node_is_null(root) || ts_node_is_null(loop) || !model.is_batch_expression(root)) return false;
   const std::string_view name = model.text(root);
