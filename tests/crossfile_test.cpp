@@ -771,6 +771,13 @@ TEST(CrossFile, AStepMethodInheritedFromABaseClassIsTheStep) {
   check_project(kDir.parent_path() / "crossfile_inherited_step", 3);
 }
 
+TEST(CrossFile, TheModelABranchOffByDefaultBuildsIsNotTheStepsModel) {
+  // tests/fixtures/crossfile_default_branch_model/: `if args.arch == "a": model = A() else: model =
+  // B()` with `--arch` defaulting to "b": the step runs B.forward (its `.item()` is PFL201). Trap:
+  // A.forward, which the first branch builds, was taken for the model's.
+  check_project(kDir.parent_path() / "crossfile_default_branch_model", 2);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

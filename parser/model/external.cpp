@@ -33,8 +33,14 @@ bool move_name(std::string_view name) {
 void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TSNode)>& visit) const {
   const Bindings& b = bindings();
   const auto& index = is(callee, "identifier") ? b.by_name : b.by_attribute;
-  if (const auto found = index.find(t(callee)); found != index.end())
+  if (const auto found = index.find(t(callee)); found != index.end()) {
+    // A branch the defaults switch off does not build it (`if args.arch == "a": model = A() else:
+    // model = B()` with `--arch` defaulting to "b"), unless every binding is in such a branch.
+    const bool some_on = found->second.size() > 1 && std::any_of(found->second.begin(), found->second.end(), [&](size_t ai) {
+      return !switched_off(all_assigns[ai].ctx);
+    });
     for (size_t ai : found->second) {
+      if (some_on && found->second.size() > 1 && switched_off(all_assigns[ai].ctx)) continue;
       TSNode v = all_assigns[ai].value;
       // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
       // passes nothing gets (consistency_models, guided-diffusion).
@@ -42,6 +48,7 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
       v = past_moves_and_wrappers(v);
       if (!null(v) && visit(v)) return;
     }
+  }
   if (is(callee, "identifier")) for_each_parameter_default(t(callee), visit);
 }
 
