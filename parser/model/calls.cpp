@@ -22,7 +22,11 @@ void Model::Impl::finish_calls() {
         c.qualname.rfind("torch.accelerator.", 0) == 0 ||
         // Hugging Face Accelerate places the model and batches on the GPU when there is one: its
         // scripts are GPU scripts (`accelerate launch` on a CUDA machine is what they are for).
-        q == "accelerate.Accelerator" || q == "accelerate.accelerator.Accelerator" || lightning_gpu_trainer(c))
+        q == "accelerate.Accelerator" || q == "accelerate.accelerator.Accelerator" || lightning_gpu_trainer(c) ||
+        // `torch.set_default_tensor_type("torch.cuda.FloatTensor")` (or the class itself): every
+        // tensor the script builds from then on is a CUDA tensor.
+        (q == "torch.set_default_tensor_type" && !c.positional.empty() &&
+         t(c.positional.front()).find("cuda.") != std::string_view::npos))
       cuda_node = c.node;
   }
 }
