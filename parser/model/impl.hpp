@@ -463,6 +463,8 @@ struct Model::Impl {
   std::string argument_class(TSNode arg) const;
   // The parameters (indices into params) function `fi` copies to the GPU: `x.cuda()`, `x.to(device)`.
   std::vector<int> copied_params(size_t fi) const;
+  // Model::reaching_value.
+  Reaching reaching(TSNode use) const;
   // The position of the `*args` parameter of `f` that a comprehension or loop binding `var` iterates,
   // or -1.
   int splat_iterated(const Function& f, TSNode var) const;

@@ -354,6 +354,20 @@ namespace {
 bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::string>& losses, int start);
 }  // namespace
 
+namespace {
+
+// `x.item()`, `x.tolist()`, `float(x)`, `int(x)`: a Python value read back from a tensor.
+bool host_read_back(const Model& model, TSNode v) {
+  if (!is(v, "call")) return false;
+  const CallInfo* c = model.call(v);
+  if (!c) return false;
+  if (!ts_node_is_null(c->receiver) && (c->method == "item" || c->method == "tolist")) return true;
+  const std::string_view f = model.text(c->function);
+  return is(c->function, "identifier") && (f == "float" || f == "int" || f == "bool");
+}
+
+}  // namespace
+
 bool is_tensor_like(const Model& model, TSNode expr, const std::vector<std::string>& losses) {
   return tensor_like_from(model, expr, losses, 0);
 }
@@ -372,6 +386,14 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
     if (ts_node_is_null(n) || depth > 16) continue;
     const std::string_view k = ts::kind(n);
     if (k == "identifier") {
+      // Bound, where it is read, to a value already on the host (`loss = loss.item()` a line above,
+      // then `math.isfinite(loss)`: SparK, held-out round 19). Only asked when some assignment of the
+      // name is such a read-back.
+      if (depth < 4) {
+        const std::vector<TSNode> values = model.assigned_values(model.text(n));
+        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return host_read_back(model, unparen(v)); }))
+          if (host_read_back(model, unparen(reaching_value(model, n).value))) continue;
+      }
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
       if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
@@ -547,112 +569,7 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   return true;
 }
 
-namespace {
-
-// True when `target` (an assignment's or a for loop's left side) binds `name` itself; `x[i] = v`
-// and `x.a = v` do not rebind x.
-bool target_binds(const Model& model, TSNode target, std::string_view name) {
-  std::vector<TSNode> todo{target};
-  for (int budget = 0; !todo.empty() && budget < 256; ++budget) {
-    TSNode n = todo.back();
-    todo.pop_back();
-    if (is(n, "identifier")) {
-      if (model.text(n) == name) return true;
-    } else if (is(n, "pattern_list") || is(n, "tuple_pattern") || is(n, "list_pattern") || is(n, "tuple") ||
-               is(n, "list") || is(n, "parenthesized_expression") || is(n, "list_splat_pattern") ||
-               is(n, "list_splat")) {
-      for (TSNode c : ts::named_children(n)) todo.push_back(c);
-    }
-  }
-  return false;
-}
-
-// True when statement `stmt` may bind `name` in the current scope, anywhere inside it. Forms we do
-// not read precisely (global, del, import, except/with `as`) count when they mention the name.
-bool statement_binds(const Model& model, TSNode stmt, std::string_view name) {
-  bool binds = false;
-  ts::walk(stmt, [&](TSNode n) {
-    if (binds) return false;
-    const std::string_view k = ts::kind(n);
-    if (k == "assignment" || k == "augmented_assignment" || k == "for_statement") {
-      binds = target_binds(model, field(n, "left"), name);
-    } else if (k == "named_expression") {
-      binds = model.text(field(n, "name")) == name;
-    } else if (k == "function_definition" || k == "class_definition") {
-      binds = model.text(field(n, "name")) == name;
-      return false;  // a scope of its own
-    } else if (k == "lambda") {
-      return false;
-    } else if (k == "global_statement" || k == "nonlocal_statement" || k == "delete_statement" ||
-               k == "import_statement" || k == "import_from_statement" || k == "future_import_statement" ||
-               k == "except_clause" || k == "with_item" || k == "as_pattern" || k == "case_clause") {
-      ts::walk(n, [&](TSNode id) {
-        if (is(id, "identifier") && model.text(id) == name) binds = true;
-        return !binds && !is(id, "block");
-      });
-    }
-    return !binds;
-  });
-  return binds;
-}
-
-}  // namespace
-
-Reaching reaching_value(const Model& model, TSNode use) {
-  if (!is(use, "identifier")) return {};
-  const std::string_view name = model.text(use);
-  // The statement around `use`; a comprehension or lambda on the way may bind the name itself.
-  TSNode stmt = use;
-  for (int guard = 0; guard < 256; ++guard) {
-    TSNode p = ts::parent(stmt);
-    if (ts_node_is_null(p)) return {};
-    const std::string_view k = ts::kind(p);
-    if (k == "block" || k == "module") break;
-    if (k == "lambda" || k == "list_comprehension" || k == "set_comprehension" || k == "dictionary_comprehension" ||
-        k == "generator_expression")
-      return {};
-    stmt = p;
-  }
-  for (int guard = 0; guard < 64; ++guard) {
-    for (TSNode s = ts_node_prev_named_sibling(stmt); !ts_node_is_null(s); s = ts_node_prev_named_sibling(s)) {
-      if (is(s, "comment") || !statement_binds(model, s, name)) continue;
-      // The nearest binding: only a plain assignment at this level is certain.
-      if (!is(s, "expression_statement") || ts_node_named_child_count(s) != 1) return {};
-      TSNode a = ts_node_named_child(s, 0);
-      if (!is(a, "assignment")) return {};
-      TSNode left = field(a, "left"), right = field(a, "right");
-      if (ts_node_is_null(right) || is(right, "assignment")) return {};  // `a = b = v`
-      if (is(left, "identifier")) return model.text(left) == name ? Reaching{right, s} : Reaching{};
-      if (!(is(left, "pattern_list") || is(left, "tuple_pattern")) ||
-          !(is(right, "expression_list") || is(right, "tuple")))
-        return {};
-      const auto targets = ts::named_children(left), values = ts::named_children(right);
-      if (targets.size() != values.size()) return {};
-      for (size_t i = 0; i < targets.size(); ++i)
-        if (is(targets[i], "list_splat_pattern") || is(values[i], "list_splat")) return {};
-      for (size_t i = 0; i < targets.size(); ++i)
-        if (is(targets[i], "identifier") && model.text(targets[i]) == name) return {values[i], s};
-      return {};
-    }
-    // Out of this block: into the compound statement that holds it.
-    TSNode block = ts::parent(stmt);
-    if (!is(block, "block")) return {};  // the module's top: nothing bound before
-    TSNode holder = ts::parent(block);
-    if (is(holder, "elif_clause") || is(holder, "else_clause") || is(holder, "except_clause") ||
-        is(holder, "finally_clause") || is(holder, "case_clause"))
-      holder = ts::parent(holder);
-    if (is(holder, "block")) holder = ts::parent(holder);  // `match` cases sit in a block
-    if (ts_node_is_null(holder) || is(holder, "function_definition") || is(holder, "class_definition") ||
-        is(holder, "module"))
-      return {};
-    // An `if` runs one branch, after its condition; any other compound statement (a loop's earlier
-    // iterations, a `try` body before its handler, `with ... as`) may have bound the name already.
-    if (!is(holder, "if_statement") && statement_binds(model, holder, name)) return {};
-    if (!is(ts::parent(holder), "block") && !is(ts::parent(holder), "module")) return {};
-    stmt = holder;
-  }
-  return {};
-}
+Reaching reaching_value(const Model& model, TSNode use) { return model.reaching_value(use); }
 
 bool looks_like_module(const Model& model, TSNode expr) {
   TSNode n = unparen(expr);

@@ -61,16 +61,8 @@ bool rooted_in_other_library(const Model& model, TSNode expr);
 // `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync.
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop);
 
-// What a plain name holds where `use` (an identifier) reads it, when one binding certainly reaches
-// it: walking back from `use` over the statements that run before it in the same function (out of
-// `if`/`elif`/`else` blocks), the first statement that binds the name is `name = v` or
-// `a, name = u, v`, and no loop, `with` or `try` the walk steps out of binds it too (a loop's
-// earlier iterations run before). The value and its statement; nulls when unsure (a conditional
-// binding, unpacking a call's result, a parameter, a global, a comprehension variable).
-struct Reaching {
-  TSNode value{};
-  TSNode statement{};
-};
+// Model::reaching_value, as rules spell it.
+using Reaching = Model::Reaching;
 Reaching reaching_value(const Model& model, TSNode use);
 
 // `model`, `self.net`, `ema_model`: receivers of `.cpu()` that move a module, not a batch tensor.
