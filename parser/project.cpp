@@ -46,6 +46,17 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   m.functions = model.function_summaries();
   m.stepped_results = model.stepped_results();
   m.step_calls = model.step_calls();
+  if (!m.uses_cuda)
+    for (const CallInfo& c : model.calls()) {
+      const std::string_view q = c.qualname;
+      const std::string_view last = q.substr(q.rfind('.') == std::string_view::npos ? 0 : q.rfind('.') + 1);
+      if (q.find('.') == std::string_view::npos || q.starts_with("torch.") || model.switched_off(c.node)) continue;
+      for (std::string_view w : {"device", "gpu", "cuda"})
+        if (last.find(w) != std::string_view::npos) {
+          m.device_calls.emplace_back(std::string(q), source->position(ts_node_start_byte(c.node)).line);
+          break;
+        }
+    }
   m.options = model.option_defaults();
   m.config_tree = model.config_tree_defaults();
   m.args_functions = model.args_functions();

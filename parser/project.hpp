@@ -52,6 +52,9 @@ struct FunctionSummary {
   // The calls of its body that leave the module for the project (dotted names as its imports give
   // them, `utils.post_processing`): where ProjectContext::function_syncs looks next.
   std::vector<std::string> calls_out;
+  // It returns a CUDA device (`return torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
+  // or a name bound so): a script that calls it picks CUDA (pytorchic-bert's utils.get_device()).
+  bool returns_cuda_device = false;
   uint32_t line = 0;                 // of the def
 };
 
@@ -146,6 +149,10 @@ struct ModuleSummary {
   std::vector<FunctionSummary> functions;
   std::vector<SteppedResult> stepped_results;
   std::vector<StepCall> step_calls;   // calls out of the module that run every step
+  // Calls of functions named for a device (`utils.get_device()`, `setup_gpu(args)`), as the module's
+  // imports name them, with their lines: one that returns a CUDA device is the module's CUDA
+  // evidence (FileProjectContext::summary_of resolves them; a summary alone cannot).
+  std::vector<std::pair<std::string, uint32_t>> device_calls;
   std::vector<OptionDefault> options;        // its argparse options
   // Module-level config-tree defaults (`_C = CN()`, `_C.WORKERS = 4`): dest "_C.WORKERS".
   std::vector<OptionDefault> config_tree;

@@ -778,6 +778,14 @@ TEST(CrossFile, TheModelABranchOffByDefaultBuildsIsNotTheStepsModel) {
   check_project(kDir.parent_path() / "crossfile_default_branch_model", 2);
 }
 
+TEST(CrossFile, AScriptThatTakesItsDeviceFromAProjectHelperUsesCuda) {
+  // tests/fixtures/crossfile_device_helper/: classify.py names no CUDA, but calls utils.get_device(),
+  // which returns `torch.device("cuda" if torch.cuda.is_available() else "cpu")` (pytorchic-bert,
+  // held-out round 20): its loader and train.py's Trainer step, which it drives, run on CUDA. Trap:
+  // cpu/run.py takes its device from get_cpu_device(), named for a device but never CUDA.
+  check_project(kDir.parent_path() / "crossfile_device_helper", 6);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

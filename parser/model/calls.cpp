@@ -31,6 +31,53 @@ void Model::Impl::finish_calls() {
   }
 }
 
+bool Model::Impl::returns_cuda_device(size_t fi) const {
+  const TSNode fn = functions[fi].node;
+  // A device built from a CUDA literal: `torch.device("cuda" if ... else "cpu")`, `"cuda:0"`.
+  const auto names_cuda = [&](TSNode e) {
+    bool literal = false;
+    ts::walk(e, [&](TSNode n) {
+      if (is(n, "string") && is_cuda_literal(t(n))) literal = true;
+      return !literal;
+    });
+    return literal;
+  };
+  const auto cuda_device = [&](TSNode v) {
+    v = unparenthesized(v);
+    if (is(v, "string") || is(v, "conditional_expression")) return names_cuda(v);
+    const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
+    return c && c->qualname == "torch.device" && !c->positional.empty() && names_cuda(c->positional.front());
+  };
+  for (TSNode ret : returns_of(fn)) {
+    const TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    if (null(v)) continue;
+    if (cuda_device(v)) return true;
+    if (!is(v, "identifier")) continue;
+    // `device = torch.device(...)` in the function, then `return device`.
+    if (const auto a = bindings().assigns.find(scope_key(fn, t(v))); a != bindings().assigns.end())
+      for (size_t ai : a->second)
+        if (cuda_device(all_assigns[ai].value)) return true;
+  }
+  return false;
+}
+
+void Model::Impl::find_cuda_device_call() {
+  if (!project || !null(cuda_node)) return;
+  for (const CallInfo& c : calls) {
+    // Only functions named for a device (`get_device`, `setup_gpu`, `init_cuda`): a look-up of the
+    // callee's module for every call of every file would parse half the project.
+    const std::string_view last = last_component(c.qualname);
+    if (!icontains(last, "device") && !icontains(last, "gpu") && !icontains(last, "cuda")) continue;
+    if (!project_qualname(c.qualname)) continue;
+    const ModuleSummary* module = nullptr;
+    const FunctionSummary* f = project->project_function(src.path(), c.qualname, &module);
+    if (f && f->returns_cuda_device && !switched_off(call_ctx[static_cast<size_t>(&c - calls.data())])) {
+      cuda_node = c.node;
+      return;
+    }
+  }
+}
+
 bool Model::Impl::lightning_gpu_trainer(const CallInfo& c) const {
   // `pl.Trainer(accelerator="gpu", devices=1)`, `Trainer(gpus=2)` (Lightning before 2.0): Lightning's
   // "gpu" accelerator is CUDA on an NVIDIA machine.

@@ -465,6 +465,11 @@ struct Model::Impl {
   std::vector<int> copied_params(size_t fi) const;
   // Model::reaching_value.
   Reaching reaching(TSNode use) const;
+  // FunctionSummary::returns_cuda_device of function `fi`.
+  bool returns_cuda_device(size_t fi) const;
+  // A call of a project function that returns a CUDA device (`device = utils.get_device()`): the
+  // script's CUDA evidence when it names none itself.
+  void find_cuda_device_call();
   // The position of the `*args` parameter of `f` that a comprehension or loop binding `var` iterates,
   // or -1.
   int splat_iterated(const Function& f, TSNode var) const;

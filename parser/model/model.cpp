@@ -406,6 +406,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     for (int index = plain ? -1 : 0; index < static_cast<int>(std::min<size_t>(widest, 8)); ++index)
       if (std::string c = impl_->returned_class(fi, index); !c.empty()) s.returned_classes.emplace_back(index, std::move(c));
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
+    s.returns_cuda_device = impl_->returns_cuda_device(fi);
     for (const auto& l : impl_->loops) {
       if (!l.step || !ts::same(l.ctx.function, f.node)) continue;
       s.has_step_loop = true;

@@ -207,6 +207,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   collect_argparse();
   choose_conditional_imports();
   resolve_kwargs();
+  find_cuda_device_call();
   find_steps();
   find_step_switches();
   link_external();
