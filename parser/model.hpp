@@ -265,6 +265,9 @@ class Model {
   bool under_condition(TSNode node, TSNode* condition = nullptr) const;
   // `node` is in a branch the argparse defaults switch off (`if args.gail:` with --gail False).
   bool switched_off(TSNode node) const;
+  // `node` sits in a branch that a setting the script binds once to True / False turns off
+  // (`distributed = False`, then `if distributed:`), whatever its options say.
+  bool off_by_constant(TSNode node) const;
 
   // ---- facts rules derive from the model
   // `compute(*this)`, computed on the first call and kept with the model: rules are stateless, and

@@ -705,6 +705,9 @@ struct Model::Impl {
   // The branch of frame `f` is off when the script runs with its argparse defaults (`if args.visdom:`
   // with `--visdom` False; the else of a flag defaulting to True). Cached per `if`: (then, else).
   bool flag_off(const Frame& f, TSNode function) const;
+  // 1 / 0 when `condition` is a name (or `not` one) bound once in its scope (else the module's) to
+  // True / False, not named for a device; -1 otherwise.
+  int constant_truth(TSNode condition, TSNode function) const;
   // Some frame of `ctx` is such a branch: the code does not run in a default launch.
   bool switched_off(const Context& ctx) const {
     return std::any_of(ctx.frames.begin(), ctx.frames.end(), [&](const Frame& f) { return flag_off(f, ctx.function); });

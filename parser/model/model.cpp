@@ -722,6 +722,16 @@ TSNode Model::enclosing(TSNode node, std::string_view kind_name) const {
 
 bool Model::switched_off(TSNode node) const { return impl_->switched_off(impl_->context_by_climbing(node)); }
 
+bool Model::off_by_constant(TSNode node) const {
+  const Context ctx = impl_->context_by_climbing(node);
+  for (const Frame& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) continue;
+    const int truth = impl_->constant_truth(field(f.node, "condition"), ctx.function);
+    if ((!null(f.condition) && truth == 0) || (null(f.condition) && truth == 1)) return true;
+  }
+  return false;
+}
+
 bool Model::under_condition(TSNode node, TSNode* condition) const {
   Context ctx = impl_->context_by_climbing(node);
   // Module-level `if __name__ == "__main__":` is not a condition; functions are entered via calls.

@@ -596,6 +596,9 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
                                   [&](const StepSwitch& s) { return s.key == k; }))
       truth = -1;
   }
+  // A name the script binds once, to True or False, as its own setting (`distributed = False` in
+  // bubbliiiing's train.py, held-out round 19): constant for the run as written.
+  if (truth == -1) truth = constant_truth(field(f.node, "condition"), function);
   bool off_then = truth == 0, off_else = truth == 1;
   // `if args.augment and args.augment_p == 0:` (stylegan2's adaptive augmentation, `--augment`
   // off by default): one operand of an `and` that a flag's default switches off switches the branch
@@ -616,6 +619,10 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
         if (!names_device(t(c))) off_then = true;
         continue;
       }
+      if (constant_truth(c, function) == 0) {
+        off_then = true;
+        continue;
+      }
       const Value ov = eval(c, function, 0);
       if (!(ov.from_option || ov.from_imported_option) || ov.truthy() != std::optional<bool>(false)) continue;
       const bool device = (ov.from_option && names_device(ov.from_option->dest)) ||
@@ -628,6 +635,25 @@ bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   }
   flag_off_cache.emplace(key(f.node), std::make_pair(off_then, off_else));
   return null(f.condition) ? off_else : off_then;
+}
+
+int Model::Impl::constant_truth(TSNode condition, TSNode function) const {
+  TSNode c = unparenthesized(condition);
+  bool negated = false;
+  if (is(c, "not_operator")) c = unparenthesized(field(c, "argument")), negated = true;
+  if (!is(c, "identifier") || names_device(t(c))) return -1;
+  const Bindings& b = bindings();
+  for (TSNode scope : {function, TSNode{}}) {
+    const ScopeName sk = scope_key(scope, t(c));
+    if (b.opaque.count(sk)) return -1;
+    const auto it = b.assigns.find(sk);
+    if (it == b.assigns.end()) continue;
+    if (it->second.size() != 1) return -1;
+    const TSNode v = unparenthesized(all_assigns[it->second.front()].value);
+    if (!is(v, "true") && !is(v, "false")) return -1;
+    return (is(v, "true") != negated) ? 1 : 0;
+  }
+  return -1;
 }
 
 std::string Model::Impl::switch_key(TSNode condition, const Value& v) const {

@@ -52,6 +52,10 @@ class RulePFL701 final : public Rule {
     if (ts_node_is_null(arg))
       if (const Argument* a = call->keyword(site->param)) arg = a->value;
     if (ts_node_is_null(arg)) return;  // absent (default False) or hidden in *args / **kwargs
+    // Under a setting the script fixes off (`distributed = False` ... `if distributed:`): the run as
+    // written never builds it. (A default-off option such as `--distributed` does not count: DDP
+    // is only ever built in distributed launches.)
+    if (model.off_by_constant(node)) return;
     const Value v = model.evaluate(arg);
     if (v.truthy() != true) return;  // False, or decided at run time
     Finding& f = out.report(node,
