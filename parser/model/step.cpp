@@ -1236,9 +1236,15 @@ bool Model::copied_later(TSNode use) const {
         if (blo <= where && where < bhi) return false;
       continue;
     }
-    // Copied later, the name not bound again in between.
-    for (const auto& [blo, bhi] : bound)
-      if (blo > at && bhi <= where) return false;
+    // Copied later, the name not bound again in between, and on a path from the use: not in another
+    // branch of an `if` that holds both (`if a: n = x.sum().item()` / `else: x = x.cuda()`).
+    bool rebound = false;
+    for (const auto& [blo, bhi] : bound) rebound = rebound || (blo > at && bhi <= where);
+    if (rebound) return false;
+    TSNode common = ts::parent(c->node);
+    while (!ts_node_is_null(common) && !(ts_node_start_byte(common) <= at && ts_node_end_byte(use) <= ts_node_end_byte(common)))
+      common = ts::parent(common);
+    if (is(common, "if_statement") || is(common, "conditional_expression") || is(common, "try_statement")) continue;
     return true;
   }
   return false;
