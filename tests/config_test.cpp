@@ -226,6 +226,13 @@ TEST(ConfigErrors, BytesAreCheckedBeforeTomlSeesThem) {
   EXPECT_EQ(e, "perflint.toml:1:14: non-ASCII character outside a string or a comment") << e;
   e = parse_err("perflint.toml", "snore = 9.\"=l\xEF\xB5\xBFgnr#\" = 9\"= rl]\n");  // the quote inside a bare value
   EXPECT_EQ(e, "perflint.toml:1:14: non-ASCII character outside a string or a comment") << e;
+  // A multi-line string on its own line inside an array is a value (the line break is a blank there),
+  // also after a comment: what follows its end is code (fuzz_config under UBSan, 2026-11-27).
+  e = parse_err("perflint.toml", "exclude = [\"a\", \n\"\"\"=\"\"\"\xEF\xB0\x9E]\n");
+  EXPECT_EQ(e, "perflint.toml:2:8: non-ASCII character outside a string or a comment") << e;
+  e = parse_err("perflint.toml", "exclude = [\"a\", # note\n\"\"\"=\"\"\"\xEF\xB0\x9E]\n");
+  EXPECT_EQ(e, "perflint.toml:2:8: non-ASCII character outside a string or a comment") << e;
+  EXPECT_EQ(parse_ok("perflint.toml", "exclude = [\n  \"a\",\n  \"\"\"b\xC3\xA9\"\"\",\n]\n").exclude.size(), 2u);
   // Quoted keys, dotted keys and inline tables still open strings.
   EXPECT_EQ(parse_ok("perflint.toml", "\"severity\" = {\"PFL501\" = 'warning'}  # caf\xC3\xA9\n").severity.size(), 1u);
   // Non-ASCII in strings and comments is fine, and so is a BOM.

