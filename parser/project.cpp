@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "parser/model.hpp"
+#include "parser/text_util.hpp"
 #include "parser/ts.hpp"
 
 namespace fs = std::filesystem;
@@ -49,13 +50,10 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   if (!m.uses_cuda)
     for (const CallInfo& c : model.calls()) {
       const std::string_view q = c.qualname;
-      const std::string_view last = q.substr(q.rfind('.') == std::string_view::npos ? 0 : q.rfind('.') + 1);
-      if (q.find('.') == std::string_view::npos || q.starts_with("torch.") || model.switched_off(c.node)) continue;
-      for (std::string_view w : {"device", "gpu", "cuda"})
-        if (last.find(w) != std::string_view::npos) {
-          m.device_calls.emplace_back(std::string(q), source->position(ts_node_start_byte(c.node)).line);
-          break;
-        }
+      if (q.find('.') == std::string_view::npos || q.starts_with("torch.") || !names_device(last_component(q)) ||
+          model.switched_off(c.node))
+        continue;
+      m.device_calls.emplace_back(std::string(q), source->position(ts_node_start_byte(c.node)).line);
     }
   m.options = model.option_defaults();
   m.config_tree = model.config_tree_defaults();

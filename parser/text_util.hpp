@@ -45,4 +45,11 @@ inline size_t count_word(std::string_view text, std::string_view word, size_t li
 }
 inline bool names_word(std::string_view text, std::string_view word) { return count_word(text, word, 1) > 0; }
 
+// A name about the device (`--cuda`, `use_gpu`, `args.device`, `get_device`, `accelerator`).
+inline bool names_device(std::string_view name) {
+  for (std::string_view w : {"cuda", "gpu", "device", "accel"})
+    if (icontains(name, w)) return true;
+  return false;
+}
+
 }  // namespace perflint

@@ -63,15 +63,14 @@ bool Model::Impl::returns_cuda_device(size_t fi) const {
 
 void Model::Impl::find_cuda_device_call() {
   if (!project || !null(cuda_node)) return;
-  for (const CallInfo& c : calls) {
+  for (size_t i = 0; i < calls.size(); ++i) {
     // Only functions named for a device (`get_device`, `setup_gpu`, `init_cuda`): a look-up of the
     // callee's module for every call of every file would parse half the project.
-    const std::string_view last = last_component(c.qualname);
-    if (!icontains(last, "device") && !icontains(last, "gpu") && !icontains(last, "cuda")) continue;
-    if (!project_qualname(c.qualname)) continue;
+    const CallInfo& c = calls[i];
+    if (!names_device(last_component(c.qualname)) || !project_qualname(c.qualname)) continue;
     const ModuleSummary* module = nullptr;
     const FunctionSummary* f = project->project_function(src.path(), c.qualname, &module);
-    if (f && f->returns_cuda_device && !switched_off(call_ctx[static_cast<size_t>(&c - calls.data())])) {
+    if (f && f->returns_cuda_device && !switched_off(call_ctx[i])) {
       cuda_node = c.node;
       return;
     }

@@ -40,7 +40,7 @@ void Model::Impl::for_each_built_from(TSNode callee, const std::function<bool(TS
       return !switched_off(all_assigns[ai].ctx);
     });
     for (size_t ai : found->second) {
-      if (some_on && found->second.size() > 1 && switched_off(all_assigns[ai].ctx)) continue;
+      if (some_on && switched_off(all_assigns[ai].ctx)) continue;
       TSNode v = all_assigns[ai].value;
       // `self.sampler = sampler or UniformSampler(diffusion)`: the fallback is what a caller that
       // passes nothing gets (consistency_models, guided-diffusion).
@@ -546,15 +546,9 @@ int Model::Impl::splat_iterated(const Function& f, TSNode var) const {
     if (is(p, "list_comprehension") || is(p, "generator_expression") || is(p, "set_comprehension") ||
         is(p, "dictionary_comprehension")) {
       for (TSNode c : ts::named_children(p))
-        if (is(c, "for_in_clause")) {
-          std::vector<std::string_view> names;
-          bound_names(field(c, "left"), text, names);
-          if (std::find(names.begin(), names.end(), t(var)) != names.end()) over = field(c, "right");
-        }
-    } else if (is(p, "for_statement")) {
-      std::vector<std::string_view> names;
-      bound_names(field(p, "left"), text, names);
-      if (std::find(names.begin(), names.end(), t(var)) != names.end()) over = field(p, "right");
+        if (is(c, "for_in_clause") && binds_name(field(c, "left"), text, t(var))) over = field(c, "right");
+    } else if (is(p, "for_statement") && binds_name(field(p, "left"), text, t(var))) {
+      over = field(p, "right");
     }
     if (null(over)) continue;
     if (!is(over, "identifier")) return -1;

@@ -174,6 +174,13 @@ inline void bound_names(TSNode target, std::string_view src, std::vector<std::st
     for (TSNode c : ts::named_children(target)) bound_names(c, src, out, depth + 1);
 }
 
+// Whether an assignment's or a for loop's target binds `name` (bound_names has it).
+inline bool binds_name(TSNode target, std::string_view src, std::string_view name) {
+  std::vector<std::string_view> names;
+  bound_names(target, src, names);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 // A name in a scope (the function's start byte, or UINT32_MAX for the module); the view points
 // into the source text, which outlives the model.
 struct ScopeName {

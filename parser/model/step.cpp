@@ -550,16 +550,6 @@ void Model::Impl::find_rollout_loops() {
   }
 }
 
-namespace {
-// A name that switches the device (`--cuda`, `-gpu`, `use_cuda`, `args.device`): the CUDA
-// configuration is the one judged, whatever its default.
-bool names_device(std::string_view name) {
-  for (std::string_view w : {"cuda", "gpu", "device", "accel"})
-    if (icontains(name, w)) return true;
-  return false;
-}
-}  // namespace
-
 bool Model::Impl::flag_off(const Frame& f, TSNode function) const {
   // `if args.visdom:` with `--visdom` defaulting to False: the branch does not run as the script is
   // launched by default (in an else branch, the flag defaulting to True).
@@ -1157,9 +1147,7 @@ bool Model::Impl::external_batch(TSNode name) const {
       if (is(x.target, "identifier") || ts_node_end_byte(x.statement) > ts_node_start_byte(name)) return false;
       // (`(ids, feats, lengths) = data` unpacks the batch itself: see below.)
       if (is(x.value, "identifier") && batch_parameter(fi, t(x.value))) return false;
-      std::vector<std::string_view> names;
-      bound_names(x.target, text, names);
-      return std::find(names.begin(), names.end(), n) != names.end();
+      return binds_name(x.target, text, n);
     });
   };
   if (!unbound_before(t(name))) return false;
@@ -1198,21 +1186,13 @@ bool Model::copied_later(TSNode use) const {
   if (const auto in_fn = b.by_function.find(key(fn)); in_fn != b.by_function.end())
     for (size_t ai : in_fn->second) {
       const Impl::Assign& a = impl_->all_assigns[ai];
-      std::vector<std::string_view> names;
-      bound_names(a.target, impl_->text, names);
-      if (std::find(names.begin(), names.end(), name) != names.end())
-        bound.emplace_back(ts_node_start_byte(a.statement), ts_node_end_byte(a.statement));
+      if (binds_name(a.target, impl_->text, name)) bound.emplace_back(ts_node_start_byte(a.statement), ts_node_end_byte(a.statement));
     }
   // Inside a loop of fn, the name must be bound afresh in that loop before the use (its target, or an
   // assignment in its body): else the use may see the previous iteration's copy.
   for (TSNode p = ts::parent(use); !ts_node_is_null(p) && !ts::same(p, fn); p = ts::parent(p)) {
     if (!is(p, "for_statement") && !is(p, "while_statement")) continue;
-    bool fresh = false;
-    if (is(p, "for_statement")) {
-      std::vector<std::string_view> names;
-      bound_names(field(p, "left"), impl_->text, names);
-      fresh = std::find(names.begin(), names.end(), name) != names.end();
-    }
+    bool fresh = is(p, "for_statement") && binds_name(field(p, "left"), impl_->text, name);
     for (const auto& [lo, hi] : bound) fresh = fresh || (lo >= ts_node_start_byte(p) && hi <= at);
     if (!fresh) return false;
     break;

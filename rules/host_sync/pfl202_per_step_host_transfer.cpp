@@ -346,7 +346,7 @@ class RulePFL202 final : public Rule {
       TSNode t = tested_tensor(model, node, losses);
       if (ts_node_is_null(t)) return;
       // A flag tested here (`bad = torch.isnan(loss).any()` ... `if bad:`): name what it holds.
-      TSNode held = ts::is(t, "identifier") ? reaching_value(model, t).value : TSNode{};
+      TSNode held = ts::is(t, "identifier") ? model.reaching_value(t).value : TSNode{};
       if (!ts_node_is_null(held) && (ts::is(held, "identifier") || !is_tensor_like(model, held, losses))) held = TSNode{};
       const bool guard = is_nan_guard(model, t) || (!ts_node_is_null(held) && is_nan_guard(model, held));
       const std::string what =

@@ -157,7 +157,7 @@ Origin host_origin(const Model& model, TSNode expr) {
     if (ts::is(expr, "identifier")) {
       // A batch is PFL103's; a name bound by anything but a certain assignment is unknown.
       if (model.is_batch_expression(expr)) return {};
-      const Reaching r = reaching_value(model, expr);
+      const Model::Reaching r = model.reaching_value(expr);
       if (ts_node_is_null(r.value)) return {};
       if (ts_node_is_null(o.name)) o.name = expr;
       expr = r.value;

@@ -203,7 +203,7 @@ bool rooted_in_host_copy(const Model& model, TSNode expr) {
   if (!is(root, "identifier")) return false;
   // The binding that reaches the use, when one certainly does (Pointnet's train_partseg.py binds
   // `correct` to a NumPy sum in its evaluation loop too: held-out round 20).
-  if (const TSNode v = reaching_value(model, root).value; !ts_node_is_null(v)) return chain_has_host_copy(model, v);
+  if (const TSNode v = model.reaching_value(root).value; !ts_node_is_null(v)) return chain_has_host_copy(model, v);
   const std::string_view name = model.text(root);
   if (!model.only_plainly_assigned(root, name)) return false;
   const std::vector<TSNode> values = model.visible_values(root, name);
@@ -288,7 +288,7 @@ bool bound_to_device_value(const Model& model, TSNode use, const std::vector<std
   const std::vector<TSNode> values = model.assigned_values(model.text(use));
   if (std::none_of(values.begin(), values.end(), [&](TSNode v) { return device_value_candidate(model, v); }))
     return false;
-  const Reaching r = reaching_value(model, use);
+  const Model::Reaching r = model.reaching_value(use);
   TSNode v = unparen(r.value);
   if (ts_node_is_null(v) || !is(v, "call")) return false;
   const CallInfo* c = model.call(v);
@@ -395,7 +395,7 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (depth < 4) {
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return host_read_back(model, unparen(v)); }))
-          if (host_read_back(model, unparen(reaching_value(model, n).value))) continue;
+          if (host_read_back(model, unparen(model.reaching_value(n).value))) continue;
       }
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
@@ -408,7 +408,7 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (depth < 4) {
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return is_tensor_test(model, unparen(v)); }))
-          if (const TSNode v = unparen(reaching_value(model, n).value); is_tensor_test(model, v))
+          if (const TSNode v = unparen(model.reaching_value(n).value); is_tensor_test(model, v))
             todo.emplace_back(v, depth + 1);
       }
       // A name bound, where it is read, to a torch function's tensor (`corr = torch.sum(SR == GT)`
@@ -416,7 +416,7 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (depth < 4) {
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return torch_tensor_result(model, v); }))
-          if (const TSNode v = unparen(reaching_value(model, n).value); torch_tensor_result(model, v))
+          if (const TSNode v = unparen(model.reaching_value(n).value); torch_tensor_result(model, v))
             todo.emplace_back(v, depth + 1);
       }
       // A parameter of a function the step calls: what every per-step call binds to it
@@ -572,7 +572,6 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   return true;
 }
 
-Reaching reaching_value(const Model& model, TSNode use) { return model.reaching_value(use); }
 
 bool looks_like_module(const Model& model, TSNode expr) {
   TSNode n = unparen(expr);

@@ -61,9 +61,6 @@ bool rooted_in_other_library(const Model& model, TSNode expr);
 // `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync.
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop);
 
-// Model::reaching_value, as rules spell it.
-using Reaching = Model::Reaching;
-Reaching reaching_value(const Model& model, TSNode use);
 
 // `model`, `self.net`, `ema_model`: receivers of `.cpu()` that move a module, not a batch tensor.
 bool looks_like_module(const Model& model, TSNode expr);
