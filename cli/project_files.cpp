@@ -355,6 +355,96 @@ size_t project_text::first_in_code(std::string_view text, std::string_view word)
   return std::string_view::npos;
 }
 
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `word` at `at` of `s` is a whole identifier (a dotted prefix allowed: `pkg.word`).
+bool whole_word_at(std::string_view s, size_t at, size_t len) {
+  return (at == 0 || !ident_char(s[at - 1])) && (at + len >= s.size() || !ident_char(s[at + len]));
+}
+
+bool has_word(std::string_view s, std::string_view word) {
+  for (size_t at = s.find(word); at != std::string_view::npos; at = s.find(word, at + 1))
+    if (whole_word_at(s, at, word.size())) return true;
+  return false;
+}
+
+size_t indent_of(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  return i;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    out.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<project_text::Subclass> project_text::subclasses_in(std::string_view text, std::string_view base,
+                                                                std::string_view method) {
+  std::vector<Subclass> out;
+  if (base.empty() || text.find(base) == std::string_view::npos) return out;
+  const std::vector<std::string_view> lines = lines_of(text);
+  const std::string def = "def " + std::string(method) + "(";
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const size_t ci = indent_of(lines[k]);
+    std::string_view head = lines[k].substr(ci);
+    if (!head.starts_with("class ")) continue;
+    head.remove_prefix(6);
+    size_t n = 0;
+    while (n < head.size() && ident_char(head[n])) ++n;
+    if (n == 0 || n >= head.size()) continue;
+    const std::string name(head.substr(0, n));
+    size_t open = head.find_first_not_of(" \t", n);
+    if (open == std::string_view::npos || head[open] != '(') continue;
+    // The bases, joined over up to five lines until the parenthesis closes.
+    std::string bases(head.substr(open + 1));
+    for (size_t more = k + 1; more < lines.size() && more <= k + 5 && bases.find(')') == std::string::npos; ++more)
+      bases.append(" ").append(lines[more]);
+    bases = bases.substr(0, bases.find(')'));
+    if (!has_word(bases, base)) continue;
+    Subclass sub{name, false};
+    for (size_t b = k + 1; b < lines.size(); ++b) {
+      const size_t bi = indent_of(lines[b]);
+      if (bi == lines[b].size() || lines[b][bi] == '#' || lines[b][bi] == '\r') continue;  // blank or comment
+      if (bi <= ci) break;
+      std::string_view body = lines[b].substr(bi);
+      if (body.starts_with("async ")) body.remove_prefix(6);
+      if (body.starts_with(def)) {
+        sub.defines = true;
+        break;
+      }
+    }
+    out.push_back(std::move(sub));
+  }
+  return out;
+}
+
+bool project_text::names_as_value(std::string_view text, std::string_view name) {
+  if (name.empty()) return false;
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if (!whole_word_at(text, at, name.size())) continue;
+    const size_t nl = text.rfind('\n', at);
+    const size_t first = nl == std::string_view::npos ? 0 : nl + 1;
+    const std::string_view line = text.substr(first + indent_of(text.substr(first)), std::string_view::npos);
+    const std::string_view lead = text.substr(first, at - first);
+    if (line.starts_with("#") || line.starts_with("class ") || line.starts_with("def ") ||
+        line.starts_with("import ") || line.starts_with("from ") || line.starts_with("async def "))
+      continue;
+    if (lead.size() >= 6 && lead.ends_with("super(")) continue;
+    return true;
+  }
+  return false;
+}
+
 std::vector<std::string> project_text::import_lines(std::string_view text) {
   std::vector<std::string> out;
   size_t start = 0;

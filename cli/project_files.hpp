@@ -75,6 +75,9 @@ class FileProjectContext final : public ProjectContext {
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
   bool loader_subclass(const std::string& from_file, const std::string& cls) override;
   bool function_syncs(const std::string& from_file, const std::string& target) override;
+  std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file, std::string_view cls,
+                                                                    std::string_view method,
+                                                                    bool* base_unreached) override;
   // Text level: the module `target` resolves to defines the class and spells a convolution
   // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.
   std::string conv_evidence(const std::string& from_file, const std::string& target) override;
@@ -187,7 +190,12 @@ class FileProjectContext final : public ProjectContext {
   // linker's table and the assigners they hold; caller holds mu_.
   void load_facts(const std::string& root);
   void mark_computed(const std::string& root);  // caller holds mu_
-  std::map<std::string, std::vector<Assigner>> assigners_;       // root + '\0' + attribute -> files
+  std::map<std::string, std::vector<Assigner>> assigners_;
+  struct Overrides {
+    std::vector<std::pair<std::string, std::string>> methods;
+    bool base_unreached = false;
+  };
+  std::map<std::string, Overrides> overrides_;  // file + '\0' + class + '\0' + method       // root + '\0' + attribute -> files
 };
 
 }  // namespace perflint

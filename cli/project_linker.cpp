@@ -205,6 +205,12 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
           std::any_of(imported.begin(), imported.end(), [&](const std::string& m) { return has_step(m, 0); }))
         seeds.insert(f);
     }
+    // A step of a base class that other files import (decision-transformer's Trainer.train_iteration,
+    // whose `self.train_step()` runs the override of a subclass in another file): a seed too.
+    for (const auto& [f, imported] : g.imports)
+      if (not_tests.count(f))
+        for (const std::string& m : imported)
+          if (g.has_step_text.count(m) && not_tests.count(m)) seeds.insert(m);
     g.has_step_text = std::move(seeds);
   }
   if (store_) mark_computed(root);
@@ -551,7 +557,8 @@ void FileProjectContext::link_root(const std::string& root) {
     if (auto own = linked.entries.find(file); own != linked.entries.end())
       for (const StepEntry& e : own->second) default_device = default_device || e.default_device;
     for (const StepCall& c : summary.step_calls) {
-      const auto r = resolve_target(root, file, c.target);
+      const auto r = c.file.empty() ? resolve_target(root, file, c.target)
+                                    : std::make_optional(std::make_pair(c.file, c.target));
       if (!r || r->first == file) continue;
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
@@ -783,6 +790,55 @@ const FunctionSummary* FileProjectContext::parsed_function(const std::string& ro
       return &f;
     }
   return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> FileProjectContext::method_overrides(const std::string& file,
+                                                                                      std::string_view cls,
+                                                                                      std::string_view method,
+                                                                                      bool* base_unreached) {
+  *base_unreached = false;
+  std::error_code ec;
+  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::string key = self;
+  key.append(1, '\0').append(cls).append(1, '\0').append(method);
+  if (auto known = overrides_.find(key); known != overrides_.end()) {
+    *base_unreached = known->second.base_unreached;
+    return known->second.methods;
+  }
+  Overrides& o = overrides_[key];
+  const ImportGraph& g = graph_for(root_for(fs::path(self)));
+  if (!g.usable) return {};
+  // The file itself, then the files that import it (bounded: a base class of a large library has
+  // too many importers to read, and is not a training script's trainer).
+  std::vector<std::string> files{self};
+  const std::vector<std::string>& importers = importers_of(g, self);
+  if (importers.size() > 64) return {};
+  files.insert(files.end(), importers.begin(), importers.end());
+  size_t subclasses = 0, overriding = 0;
+  bool named = false;
+  for (const std::string& f : files) {
+    const std::string& text = text_of(f);
+    if (text.find(cls) == std::string::npos) continue;
+    // Another file's `class S(Trainer)` is a subclass of this Trainer when it imports the name.
+    bool imports_it = f == self || text.find("." + std::string(cls)) != std::string::npos;
+    for (const std::string& stmt : project_text::import_lines(text)) {
+      if (imports_it) break;
+      for (const std::string& w : project_text::import_words(stmt)) imports_it = imports_it || w == cls;
+    }
+    if (imports_it)
+      for (const project_text::Subclass& sub : project_text::subclasses_in(text, cls, method)) {
+        if (sub.name == cls) continue;
+        ++subclasses;
+        if (!sub.defines) continue;
+        ++overriding;
+        o.methods.emplace_back(f == self ? std::string() : f, sub.name + "." + std::string(method));
+      }
+    named = named || project_text::names_as_value(text, cls);
+  }
+  o.base_unreached = subclasses > 0 && overriding == subclasses && !named;
+  *base_unreached = o.base_unreached;
+  return o.methods;
 }
 
 bool FileProjectContext::function_syncs(const std::string& from_file, const std::string& target) {

@@ -23,4 +23,18 @@ bool mentions_in_code(std::string_view text, std::string_view word);
 // Where mentions_in_code finds `word` first (npos: nowhere).
 size_t first_in_code(std::string_view text, std::string_view word);
 
+// A class of a text that names `base` among its bases (`class S(base):`, `class S(pkg.base, X):`),
+// with whether its body defines `method` (a `def method(` indented below the header).
+struct Subclass {
+  std::string name;
+  bool defines = false;
+};
+// The classes of `text` that name `base` among their bases; text level, the header's parentheses
+// joined over a few lines.
+std::vector<Subclass> subclasses_in(std::string_view text, std::string_view base, std::string_view method);
+// Whether `text` names `name` as a value on a code line that is not a class header, an import or a
+// def, nor inside `super(name, ...)`: an instance built (`name(...)`), a registry entry, an isinstance
+// test, an alias. Text level (a mention in a string counts).
+bool names_as_value(std::string_view text, std::string_view name);
+
 }  // namespace perflint::project_text

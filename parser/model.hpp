@@ -239,6 +239,12 @@ class Model {
   bool calls_syncing_project_function(const CallInfo& call) const;
   // The call runs a function of another file of the project (its qualified name resolves there).
   bool calls_project_function(const CallInfo& call) const;
+  // The functions of this file the call may run (their definitions): `self.step()` -> the method of
+  // its class and the overrides of its subclasses here, `model(x)` -> Net.forward.
+  std::vector<TSNode> callee_definitions(const CallInfo& call) const;
+  // `self.method()` that runs the override of a subclass in another file
+  // (ProjectContext::method_overrides): what it does is not visible here.
+  bool runs_foreign_override(const CallInfo& call) const;
   // The call's bare name comes from a star import of a project module (`from utils import *`).
   bool star_imported(const CallInfo& call) const;
 

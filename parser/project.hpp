@@ -79,6 +79,9 @@ struct SteppedResult {
 // upward as well as from the project root.
 struct StepCall {
   std::string target;
+  // Set when the call runs a method of another file that no import names: the override of
+  // `self.method()` in a subclass (ProjectContext::method_overrides); `target` is then "Sub.method".
+  std::string file;
   uint32_t line = 0;      // of the call, in the caller
   std::string path;       // how the caller's step reaches the call: "train.py:210 -> engine.py:88"
   bool cuda = false;      // the step that runs it uses CUDA (the caller's file, or where its step comes from)
@@ -352,6 +355,22 @@ class ProjectContext {
                                                                          const std::string& module) {
     (void)from_file;
     (void)module;
+    return {};
+  }
+  // The methods `method` of the project's subclasses of `file`'s class `cls` (direct subclasses, in
+  // `file` and in the project files that import it and import `cls`): (path, "Sub.method"), the path
+  // empty for `file` itself.
+  // `*base_unreached` says that there is at least one subclass, that every one overrides `method`,
+  // and that `cls` is named nowhere there as a value (no instance of it is built, no registry holds
+  // it): `self.method()` in `cls` then never runs `cls.method`. Empty and false when not known.
+  virtual std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file,
+                                                                            std::string_view cls,
+                                                                            std::string_view method,
+                                                                            bool* base_unreached) {
+    (void)file;
+    (void)cls;
+    (void)method;
+    *base_unreached = false;
     return {};
   }
   // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for

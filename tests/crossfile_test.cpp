@@ -829,4 +829,15 @@ TEST(CrossFile, AYacsConfigTreeOfAnotherModuleGivesItsDefaults) {
   check_project(kDir.parent_path() / "crossfile_yacs", 3);
 }
 
+
+TEST(CrossFile, SelfMethodCallsRunTheOverrideOfTheSubclass) {
+  // tests/fixtures/crossfile_subclass_override/: Trainer.train_iteration's loop calls
+  // self.train_step(), which SequenceTrainer (seq_trainer.py, the class train.py builds) overrides
+  // (decision-transformer, held-out round 20): the override's read-backs are PFL201. Traps: the base
+  // Trainer.train_step never runs (every subclass overrides it, nothing builds a Trainer); the base
+  // Evaluator.report has two overrides in two files, of which a run builds one that is not known
+  // here: neither they nor the base are reported.
+  check_project(kDir.parent_path() / "crossfile_subclass_override", 4);
+}
+
 }  // namespace perflint

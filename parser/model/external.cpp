@@ -604,8 +604,14 @@ std::vector<StepCall> Model::step_calls() const {
     // The call's own target, and a step method it is handed uncalled (`retry_call(model.train)`).
     const std::string own = impl_->outgoing_target(c);
     const std::string handed = impl_->project ? impl_->referenced_target(c) : std::string();
-    for (const bool referenced : {false, true}) {
-      std::string target = referenced ? handed : own;
+    const size_t index = static_cast<size_t>(&c - impl_->calls.data());
+    const auto foreign = impl_->foreign_overrides.find(index);
+    // The call's own target, a step method handed to it, and the overrides of `self.method()` in
+    // subclasses of other files.
+    const size_t n_foreign = foreign == impl_->foreign_overrides.end() ? 0 : foreign->second.size();
+    for (size_t which = 0; which < 2 + n_foreign; ++which) {
+      const bool referenced = which == 1;
+      std::string target = which == 0 ? own : referenced ? handed : foreign->second[which - 2].second;
       if (target.empty()) continue;
       const StepContext sc = step_context(c.node);
       // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
@@ -614,6 +620,7 @@ std::vector<StepCall> Model::step_calls() const {
       if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
       StepCall s;
       s.target = std::move(target);
+      if (which >= 2) s.file = foreign->second[which - 2].first;
       s.line = impl_->src.position(ts_node_start_byte(c.node)).line;
       s.path = sc.reached_from;
       s.cuda = cuda;
@@ -816,6 +823,19 @@ bool Model::calls_syncing_project_function(const CallInfo& call) const {
 bool Model::calls_project_function(const CallInfo& call) const {
   if (!impl_->project || !Impl::project_qualname(call.qualname)) return false;
   return impl_->project->project_function(impl_->src.path(), call.qualname, nullptr) != nullptr;
+}
+
+std::vector<TSNode> Model::callee_definitions(const CallInfo& call) const {
+  std::vector<TSNode> out;
+  const size_t i = static_cast<size_t>(&call - impl_->calls.data());
+  if (i >= impl_->call_callees.size()) return out;
+  for (size_t f : impl_->call_callees[i]) out.push_back(impl_->functions[f].node);
+  return out;
+}
+
+bool Model::runs_foreign_override(const CallInfo& call) const {
+  const size_t i = static_cast<size_t>(&call - impl_->calls.data());
+  return impl_->calls_with_foreign_overrides.count(i) > 0;
 }
 
 bool Model::star_imported(const CallInfo& call) const {

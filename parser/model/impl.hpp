@@ -391,6 +391,15 @@ struct Model::Impl {
   std::unordered_map<NodeKey, size_t, NodeKeyHash> fn_index;
   std::vector<std::vector<size_t>> call_callees;  // per call: same-file functions it may call
   std::vector<std::vector<size_t>> callers;       // per function: calls that may call it
+  // `self.method()` in class C whose project subclasses all override `method` (C.method never runs
+  // from there; ProjectContext::method_overrides): per call, C.method, taken out of call_callees but
+  // still telling find_steps that the call does a step when C.method does. SIZE_MAX elsewhere.
+  std::vector<size_t> dispatched_base;
+  // Per call, the overrides of `self.method()` in subclasses of other files: (path, "Sub.method").
+  std::unordered_map<size_t, std::vector<std::pair<std::string, std::string>>> foreign_overrides;
+  // The calls that may run an override in another file, followed or not (several are not).
+  std::unordered_set<size_t> calls_with_foreign_overrides;
+  void dispatch_overrides(size_t call);
   // Same-file classes: (class name, method name) -> function index, for `model(x)` -> Net.forward.
   std::unordered_map<std::string, size_t> class_methods;
   std::unordered_map<std::string, TSNode> class_nodes;  // classes with a method, by name (the last one)

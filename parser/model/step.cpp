@@ -288,9 +288,48 @@ void Model::Impl::link_calls() {
   }
   call_callees.resize(calls.size());
   callers.assign(functions.size(), {});
+  dispatched_base.assign(calls.size(), SIZE_MAX);
+  // Only step code asks the project about subclasses (library files with many importers do not).
+  const bool step_text = project && !class_methods.empty() &&
+                         (text.find("backward(") != std::string_view::npos || text.find(".step(") != std::string_view::npos);
   for (size_t i = 0; i < calls.size(); ++i) {
     call_callees[i] = callees(calls[i]);
+    if (step_text) dispatch_overrides(i);
     for (size_t f : call_callees[i]) callers[f].push_back(i);
+  }
+}
+
+void Model::Impl::dispatch_overrides(size_t i) {
+  const CallInfo& c = calls[i];
+  if (c.method.empty() || !is(c.function, "attribute") || !is(c.receiver, "identifier") || t(c.receiver) != "self")
+    return;
+  const TSNode caller = call_ctx[i].function;
+  const size_t fn = null(caller) ? SIZE_MAX : function_index(caller);
+  if (fn == SIZE_MAX || null(functions[fn].cls)) return;
+  const std::string cls(t(field(functions[fn].cls, "name")));
+  const auto base = class_methods.find(cls + "." + std::string(c.method));
+  if (base == class_methods.end()) return;
+  std::vector<size_t>& out = call_callees[i];
+  if (std::find(out.begin(), out.end(), base->second) == out.end()) return;
+  bool unreached = false;
+  const auto overrides = project->method_overrides(src.path(), cls, c.method, &unreached);
+  // Which of several subclasses the run builds is not known here (decision-transformer's
+  // SequenceTrainer or ActTrainer by --model_type, sac-discrete's SacdAgent or SharedSacdAgent by
+  // --shared): only a single override is followed.
+  for (auto& [file, method] : overrides) {
+    if (!file.empty()) calls_with_foreign_overrides.insert(i);
+    if (overrides.size() != 1) continue;
+    if (!file.empty()) {
+      foreign_overrides[i].emplace_back(file, method);
+      continue;
+    }
+    // A subclass of this file: its override runs too.
+    if (auto m = class_methods.find(method); m != class_methods.end() && std::find(out.begin(), out.end(), m->second) == out.end())
+      out.push_back(m->second);
+  }
+  if (unreached) {
+    out.erase(std::find(out.begin(), out.end(), base->second));
+    dispatched_base[i] = base->second;
   }
 }
 
@@ -390,6 +429,11 @@ void Model::Impl::find_steps() {
       if (call_fn[i] == SIZE_MAX || functions[call_fn[i]].step_fn || frames_have_loop(call_ctx[i])) continue;
       for (size_t f : call_callees[i])
         if (functions[f].step_fn && f != call_fn[i]) { functions[call_fn[i]].step_fn = true; changed = true; }
+      // The overrides of a dispatched base method do its step (they are not all of this file).
+      if (const size_t b = dispatched_base[i]; b != SIZE_MAX && functions[b].step_fn && !functions[call_fn[i]].step_fn) {
+        functions[call_fn[i]].step_fn = true;
+        changed = true;
+      }
     }
     if (!changed) break;
   }
@@ -418,6 +462,7 @@ void Model::Impl::find_steps() {
     bool step = marker[i];
     if (!step)
       for (size_t f : call_callees[i]) step = step || functions[f].step_fn;
+    step = step || (dispatched_base[i] != SIZE_MAX && functions[dispatched_base[i]].step_fn);
     if (step) mark_loops(i);
     // `optimizer.step()` / `scaler.step(opt)` whose innermost loop is this one.
     if (marker[i] && calls[i].method == "step")
