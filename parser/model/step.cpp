@@ -421,8 +421,34 @@ void Model::Impl::find_steps() {
       }
     }
   }
+  // A function whose loop over data takes optimizer steps, with one more after the loop (minimind's
+  // `if last_step % accumulation_steps != 0: scaler.step(optimizer)`, the flush of a last partial
+  // accumulation) is an epoch, not a step: a loop calling it is not the step loop. (Not a loop over
+  // the optimizers of one step: `loss.backward()` then `for opt in opts: opt.step()` is a step.)
+  std::unordered_set<size_t> loops_stepping;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!marker[i] || calls[i].method != "step" || call_fn[i] == SIZE_MAX) continue;
+    const Frame* fr = innermost_loop(call_ctx[i]);
+    if (!fr || !is(fr->node, "for_statement")) continue;
+    // A loop over data, not `for _ in range(num_D_steps):` (BigGAN's several discriminator steps on
+    // one batch, inside a step function).
+    TSNode over = field(fr->node, "right");
+    while (is(over, "call") && ts_node_named_child_count(field(over, "arguments")) > 0 &&
+           (t(field(over, "function")) == "enumerate" || t(field(over, "function")) == "tqdm" ||
+            t(field(over, "function")) == "tqdm.tqdm"))
+      over = ts_node_named_child(field(over, "arguments"), 0);
+    if (is(over, "call") && t(field(over, "function")) == "range") continue;
+    std::vector<std::string_view> names;
+    bound_names(field(fr->node, "left"), text, names);
+    const CallInfo& c = calls[i];
+    const bool over_optimizers = std::any_of(names.begin(), names.end(), [&](std::string_view n) {
+      return n == t(c.receiver) || (!c.positional.empty() && n == t(c.positional.front()));
+    });
+    if (!over_optimizers && ts::same(function_containing(fr->node), call_ctx[i].function)) loops_stepping.insert(call_fn[i]);
+  }
   for (size_t i = 0; i < calls.size(); ++i)
-    if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i])) functions[call_fn[i]].step_fn = true;
+    if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i]) && !loops_stepping.count(call_fn[i]))
+      functions[call_fn[i]].step_fn = true;
   for (size_t round = 0; round < functions.size() + 1; ++round) {
     bool changed = false;
     for (size_t i = 0; i < calls.size(); ++i) {

@@ -185,6 +185,52 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
   return {};
 }
 
+TSNode single_pass_repetition(const Model& model, TSNode step_loop) {
+  if (null(step_loop) || (!ts::is(step_loop, "for_statement") && !ts::is(step_loop, "while_statement"))) return {};
+  std::vector<TSNode> outers;
+  if (TSNode outer = enclosing_loop(step_loop); !null(outer)) {
+    outers.push_back(outer);
+  } else if (TSNode fn = model.enclosing(step_loop, "function_definition"); !null(fn)) {
+    const std::string_view name = model.text(ts::field(fn, "name"));
+    for (const CallInfo& c : model.calls()) {
+      const bool direct = ts::is(c.function, "identifier") && model.text(c.function) == name;
+      const bool method = c.method == name && ts::is(c.receiver, "identifier") && model.text(c.receiver) == "self";
+      if (!direct && !method) continue;
+      TSNode outer = enclosing_loop(c.node);
+      if (null(outer)) return {};  // a call outside any loop: the repetition comes from elsewhere
+      outers.push_back(outer);
+    }
+  }
+  if (outers.empty()) return {};
+  for (TSNode outer : outers) {
+    if (!ts::is(outer, "for_statement")) return {};
+    const TSNode it = ts::field(outer, "right");
+    const CallInfo* r = ts::is(it, "call") ? model.call(it) : nullptr;
+    if (!r || model.text(r->function) != "range" || r->positional.empty() || r->positional.size() > 2 ||
+        !r->keywords.empty())
+      return {};
+    // An option the script assigns again (`args.num_train_epochs = math.ceil(max_train_steps /
+    // steps_per_epoch)`, the diffusers examples) is not its default.
+    const TSNode bound = r->positional.back();
+    if (ts::is(bound, "attribute") && !model.assigned_values(model.text(bound)).empty()) return {};
+    std::optional<long long> stop = model.evaluate(bound).as_int();
+    // `range(1, args.epochs + 1)`.
+    if (!stop && ts::is(bound, "binary_operator") && model.text(ts::field(bound, "operator")) == "+" &&
+        !(ts::is(ts::field(bound, "left"), "attribute") &&
+          !model.assigned_values(model.text(ts::field(bound, "left"))).empty()))
+      if (const auto k = model.evaluate(ts::field(bound, "right")).as_int())
+        if (const auto n = model.evaluate(ts::field(bound, "left")).as_int()) stop = *n + *k;
+    if (!stop) return {};
+    long long start = 0;
+    if (r->positional.size() == 2) {
+      // An unknown start (a resumed epoch) only shortens the loop.
+      if (const std::optional<long long> s = model.evaluate(r->positional.front()).as_int()) start = *s;
+    }
+    if (*stop - start > 1) return {};
+  }
+  return outers.front();
+}
+
 bool is_device_copy_method(std::string_view method) { return method == "to" || method == "cuda"; }
 
 namespace {

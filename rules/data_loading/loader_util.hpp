@@ -62,6 +62,10 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
 
 // The loop around a step loop that re-iterates its loader (an epoch loop), as the note PFL105
 // prints: "the loop at line N is inside the loop at line M"; empty when none is found.
+// The loop that iterates `step_loop` again (the loop around it, or around a call of its function),
+// when it is a `for ... in range(...)` that the defaults run at most once (`range(args.epochs)` with
+// `--epochs` 1, `range(1, epochs + 1)` with epochs 1): the loader is then iterated once. Null otherwise.
+TSNode single_pass_repetition(const Model& model, TSNode step_loop);
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop);
 
 // ---- Hugging Face: the Trainer builds its DataLoaders from `TrainingArguments(...)`.

@@ -26,6 +26,9 @@ class RulePFL105 final : public Rule {
     if (!call) return;
     const DataLoaderInfo* loader = training_loader(model, *call);
     if (!loader || !loader->repeated) return;
+    // `for epoch in range(args.epochs)` with `--epochs` 1 by default: one pass, nothing restarts.
+    if (ts_node_is_null(loader->reiterated_by) && !ts_node_is_null(single_pass_repetition(model, loader->step_loop)))
+      return;
     const std::optional<LoaderArg> workers = loader_arg(model, *call, "num_workers");
     if (!workers || !workers->present) return;
     // A known count, or one that is at least 1 on any machine (`os.cpu_count()`).
