@@ -35,6 +35,15 @@ bool syncs(const Model& model, const CallInfo& c) {
   if (c.qualname == "torch.cuda.synchronize" || c.qualname == "torch.cuda.Event" ||
       c.qualname == "torch.distributed.barrier")
     return true;
+  // Serialising results needs their values on the host (`f.write(json.dumps(p))` for each of
+  // DrQA's predictions, `torch.save(state)`): the work that computed them is done.
+  static constexpr std::array<std::string_view, 8> serialise = {"json.dump", "json.dumps", "pickle.dump", "pickle.dumps",
+                                                                "numpy.save", "numpy.savez", "torch.save", "np.save"};
+  if (one_of(std::string_view(c.qualname), serialise)) return true;
+  // Decoding generated token ids reads them (`tokenizer.decode(ids[0])`), and a streamer prints each
+  // token as it is generated (`model.generate(..., streamer=streamer)`).
+  if ((c.method == "decode" || c.method == "batch_decode") && !c.positional.empty()) return true;
+  if (c.keyword("streamer")) return true;
   // `fabric.barrier()`, `accelerator.wait_for_everyone()`: a collective waits for the queued work.
   static constexpr std::array<std::string_view, 9> methods = {"synchronize", "item", "cpu", "tolist", "numpy",
                                                               "elapsed_time", "wait", "wait_for_everyone", "barrier"};
@@ -110,9 +119,11 @@ bool in_eval_code(const Model& model, TSNode node) {
 // A call that could queue GPU work: anything but builtins, logging/progress helpers and other
 // libraries (`time`, `numpy`, `os`, ...). Deliberately broad: the rule only runs on CUDA scripts.
 bool may_launch(const Model& model, const CallInfo& c) {
-  static constexpr std::array<std::string_view, 24> builtins = {
+  static constexpr std::array<std::string_view, 38> builtins = {
       "print", "len", "range", "enumerate", "zip", "next", "iter", "isinstance", "str", "int", "float", "sorted",
-      "list", "dict", "tuple", "min", "max", "sum", "abs", "round", "open", "format", "getattr", "hasattr"};
+      "list", "dict", "tuple", "min", "max", "sum", "abs", "round", "open", "format", "getattr", "hasattr",
+      "set", "frozenset", "bool", "repr", "map", "filter", "reversed", "any", "all", "vars", "type", "setattr",
+      "issubclass", "super"};
   static constexpr std::array<std::string_view, 20> cpu_methods = {
       "update", "append", "extend", "format", "join", "split", "info", "debug", "warning", "error",
       "log", "write", "set_description", "set_postfix", "add_scalar", "items", "keys", "values", "get", "flush"};
