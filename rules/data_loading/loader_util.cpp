@@ -185,6 +185,28 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
   return {};
 }
 
+bool collate_on_gpu(const Model& model, const CallInfo& loader) {
+  const TSNode fn = loader.arg("collate_fn", 6);
+  if (!ts::is(fn, "identifier")) return false;
+  const std::string_view name = model.text(fn);
+  TSNode def{};
+  for (const CallInfo& c : model.calls()) {
+    // Any call inside a def of that name (the def itself is found through the calls it holds).
+    const TSNode d = model.enclosing(c.node, "function_definition");
+    if (null(d) || model.text(ts::field(d, "name")) != name) continue;
+    if (!null(def) && !ts::same(def, d)) return false;  // two defs of that name: not known which
+    def = d;
+    const auto cuda_value = [&](TSNode v) {
+      const Value val = model.evaluate(v);
+      return val.kind == Value::Kind::String && val.s.starts_with("cuda");
+    };
+    if (c.method == "cuda") return true;
+    if (c.method == "to" && !c.positional.empty() && cuda_value(c.positional.front())) return true;
+    if (const Argument* dev = c.keyword("device"); dev && cuda_value(dev->value)) return true;
+  }
+  return false;
+}
+
 TSNode single_pass_repetition(const Model& model, TSNode step_loop) {
   if (null(step_loop) || (!ts::is(step_loop, "for_statement") && !ts::is(step_loop, "while_statement"))) return {};
   std::vector<TSNode> outers;

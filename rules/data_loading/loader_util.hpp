@@ -65,6 +65,10 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
 // The loop that iterates `step_loop` again (the loop around it, or around a call of its function),
 // when it is a `for ... in range(...)` that the defaults run at most once (`range(args.epochs)` with
 // `--epochs` 1, `range(1, epochs + 1)` with epochs 1): the loader is then iterated once. Null otherwise.
+// The loader's collate_fn is a function of this file that builds its batch on the GPU
+// (`torch.ones(..., device='cuda:0')`, `.cuda()`, `.to('cuda')`: Chinese-Vicuna's ChatGLM fine-tuning,
+// held-out round 21): worker processes cannot use CUDA and a CUDA batch cannot be pinned.
+bool collate_on_gpu(const Model& model, const CallInfo& loader);
 TSNode single_pass_repetition(const Model& model, TSNode step_loop);
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop);
 

@@ -105,6 +105,7 @@ class RulePFL101 final : public Rule {
       if (!n || *n != 0) return;  // unknown (os.cpu_count(), a parameter) or already > 0
     }
     if (in_memory_dataset(model, *call)) return;
+    if (collate_on_gpu(model, *call)) return;  // a CUDA batch: no workers, nothing to pin
     if (unsharded_iterable(model, node, call->arg("dataset", 0), false)) return;
 
     const std::string seen = workers->present ? "num_workers=0" : "num_workers is not set; the default is 0";

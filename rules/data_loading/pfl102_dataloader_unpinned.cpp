@@ -30,6 +30,7 @@ class RulePFL102 final : public Rule {
     const DataLoaderInfo* loader = training_loader(model, *call);
     if (!loader) return;
     if (index_range_loader(model, *call)) return;  // indices into data the step holds: nothing to pin
+    if (collate_on_gpu(model, *call)) return;  // a CUDA batch: no workers, nothing to pin
     const std::optional<Flag> pin = loader_flag(model, *call, "pin_memory");
     if (!pin || pin->value) return;  // pinned, or not knowable (unresolved **kwargs, a runtime value)
 
