@@ -147,15 +147,27 @@ bool built_on_host(const Model& model, TSNode expr) {
   for (int hop = 0; hop < 8; ++hop) {
     while (ts::is(expr, "parenthesized_expression") && ts_node_named_child_count(expr) == 1)
       expr = ts_node_named_child(expr, 0);
+    // `tokenizer(text, return_tensors="pt")["input_ids"][0]`: an element of what is built here.
+    if (ts::is(expr, "subscript")) {
+      expr = ts::field(expr, "value");
+      continue;
+    }
     if (!ts::is(expr, "call")) return false;
     const CallInfo* c = model.call(expr);
     if (!c) return false;
+    // A tokenizer's output (`tokenizer(...)`, `self.tokenizer.encode(...)`): tensors on the host
+    // (minimind's agent trainer, held-out round 22).
+    if (const std::string_view callee = model.text(c->function);
+        callee.ends_with("tokenizer") || callee.ends_with("tokenizer.encode") ||
+        callee.ends_with("tokenizer.apply_chat_template") || callee.ends_with("tokenizer.batch_encode_plus") ||
+        callee.ends_with("tokenizer.encode_plus"))
+      return true;
     if (!c->qualname.empty()) {  // `torch.ones(...)` (the method is `ones` too: test the name first)
       const std::string_view q = c->qualname;
       if (!q.starts_with("torch.") || c->keyword("device")) return false;
       const std::string_view f = q.substr(6);
       for (std::string_view factory : {"zeros", "ones", "empty", "full", "tensor", "arange", "rand", "randn", "randint",
-                                       "eye", "linspace", "from_numpy", "as_tensor", "Tensor", "FloatTensor",
+                                       "randperm", "eye", "linspace", "from_numpy", "as_tensor", "Tensor", "FloatTensor",
                                        "LongTensor", "IntTensor", "DoubleTensor", "BoolTensor", "ByteTensor"})
         if (f == factory) return true;
       return false;
