@@ -66,6 +66,8 @@ class FileProjectContext final : public ProjectContext {
   std::optional<OptionDefault> caller_option_default(const std::string& file, std::string_view function,
                                                      std::string_view param, std::string_view dest,
                                                      std::string* module_path) override;
+  std::optional<OptionDefault> declared_option_default(const std::string& file, std::string_view dest,
+                                                       std::string* module_path) override;
   std::optional<OptionDefault> option_default(const std::string& from_file, const std::string& source,
                                               std::string_view dest, std::string* module_path,
                                               bool parser = false) override;
@@ -191,6 +193,14 @@ class FileProjectContext final : public ProjectContext {
   void load_facts(const std::string& root);
   void mark_computed(const std::string& root);  // caller holds mu_
   std::map<std::string, std::vector<Assigner>> assigners_;
+  // Per root: the files that declare argparse options, and the attribute names some file assigns
+  // (`x.name = ...`), for declared_option_default.
+  struct OptionIndex {
+    std::vector<std::string> declaring;
+    std::set<std::string> assigned;
+  };
+  std::map<std::string, OptionIndex> option_index_;
+  std::map<std::string, std::optional<std::pair<OptionDefault, std::string>>> declared_options_;  // root + '\0' + dest
   struct Overrides {
     std::vector<std::pair<std::string, std::string>> methods;
     bool base_unreached = false;

@@ -927,6 +927,73 @@ std::optional<OptionDefault> FileProjectContext::option_default(const std::strin
   return std::nullopt;
 }
 
+std::optional<OptionDefault> FileProjectContext::declared_option_default(const std::string& file,
+                                                                         std::string_view dest,
+                                                                         std::string* module_path) {
+  if (dest.empty()) return std::nullopt;
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  std::string key = root;
+  key.append(1, '\0').append(dest);
+  if (auto known = declared_options_.find(key); known != declared_options_.end()) {
+    if (known->second && module_path) *module_path = known->second->second;
+    return known->second ? std::optional<OptionDefault>(known->second->first) : std::nullopt;
+  }
+  auto& answer = declared_options_[key];
+  auto idx = option_index_.find(root);
+  if (idx == option_index_.end()) {
+    OptionIndex made;
+    const std::vector<std::string>& files = root_files(root);
+    if (files.size() <= 2000)
+      for (const std::string& f : files) {
+        const std::string& text = text_of(f);
+        if (text.find("add_argument(") != std::string::npos) made.declaring.push_back(f);
+        // `x.name = v` (not `==`), `x.name += v`: an attribute the code sets.
+        for (size_t at = text.find('.'); at != std::string::npos; at = text.find('.', at + 1)) {
+          size_t e = at + 1;
+          while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+          if (e == at + 1) continue;
+          size_t i = e;
+          while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+          if (i < text.size() && text[i] == '=' && (i + 1 >= text.size() || text[i + 1] != '='))
+            made.assigned.emplace(text.substr(at + 1, e - at - 1));
+          else if (i + 1 < text.size() && text[i + 1] == '=' && std::string_view("+-*/|&").find(text[i]) != std::string_view::npos)
+            made.assigned.emplace(text.substr(at + 1, e - at - 1));
+        }
+      }
+    else
+      made.assigned.emplace("*");  // too many files to read: nothing is known
+    idx = option_index_.emplace(root, std::move(made)).first;
+  }
+  const OptionIndex& index = idx->second;
+  if (index.assigned.count("*") || index.assigned.count(std::string(dest))) return std::nullopt;
+  std::string flag = std::string(dest);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  std::optional<OptionDefault> found;
+  std::string where;
+  for (const std::string& f : index.declaring) {
+    const std::string& text = text_of(f);
+    if (text.find(dest) == std::string::npos && text.find(flag) == std::string::npos) continue;
+    auto it = option_summaries_.find(f);
+    if (it == option_summaries_.end())
+      it = option_summaries_.emplace(f, std::make_unique<ModuleSummary>(summarize_module(f, text))).first;
+    for (const OptionDefault& o : it->second->options) {
+      if (o.dest != dest) continue;
+      if (o.kind == OptionDefault::Kind::Unknown) return std::nullopt;
+      if (found && (found->kind != o.kind || found->b != o.b || found->i != o.i || found->f != o.f || found->s != o.s))
+        return std::nullopt;  // declared twice with different defaults
+      if (!found) where = f;
+      found = o;
+    }
+  }
+  if (!found) return std::nullopt;
+  answer = std::make_pair(*found, where);
+  if (module_path) *module_path = where;
+  return found;
+}
+
 std::optional<OptionDefault> FileProjectContext::config_tree_default(const std::string& from_file,
                                                                      const std::string& source, std::string_view path,
                                                                      std::string* module_path) {

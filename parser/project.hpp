@@ -322,6 +322,18 @@ class ProjectContext {
     (void)module_path;
     return std::nullopt;
   }
+  // The one default the project's argparse declarations give option `dest` (every `add_argument`
+  // of it in the project's files agrees, and no file assigns `.dest = ...`): for `self.args.dest`
+  // and `opt.dest` where the options reach the object through constructors and parameters that the
+  // model does not follow (DrQA's `self.args.question_merge`, declared in reader/config.py). Its
+  // module's path goes to `*module_path`. nullopt when not known.
+  virtual std::optional<OptionDefault> declared_option_default(const std::string& file, std::string_view dest,
+                                                               std::string* module_path) {
+    (void)file;
+    (void)dest;
+    (void)module_path;
+    return std::nullopt;
+  }
   // A yacs-style config tree of another module (`from config import config`, `config.WORKERS`):
   // the module-level default of `path` ("WORKERS", "TRAIN.SHUFFLE") in the tree `source` names,
   // after re-exports; its module's path goes to `*module_path`. nullopt when not known.

@@ -840,4 +840,14 @@ TEST(CrossFile, SelfMethodCallsRunTheOverrideOfTheSubclass) {
   check_project(kDir.parent_path() / "crossfile_subclass_override", 4);
 }
 
+
+TEST(CrossFile, OptionsHandedThroughConstructorsKeepTheirDeclaredDefaults) {
+  // tests/fixtures/crossfile_declared_option/: config.add_model_args(parser) declares the options;
+  // train.py hands them to Reader(args) (self.args) and create_loader(args) (DrQA, SPADE; held-out
+  // rounds 20 and 22). `self.args.question_merge == "avg"` is off by default (trap: the host-built
+  // weights of that branch, a PFL204 FP), `opt.nThreads` is 0 (PFL101). Trap: --fast-path, which
+  // train.py assigns again, stays unknown and its branch is reported.
+  check_project(kDir.parent_path() / "crossfile_declared_option", 3);
+}
+
 }  // namespace perflint
