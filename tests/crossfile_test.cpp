@@ -850,4 +850,13 @@ TEST(CrossFile, OptionsHandedThroughConstructorsKeepTheirDeclaredDefaults) {
   check_project(kDir.parent_path() / "crossfile_declared_option", 3);
 }
 
+
+TEST(CrossFile, ATorchNameImportedThroughAProjectModuleIsTorchs) {
+  // tests/fixtures/crossfile_reexported_loader/: `from preprocess import DataLoader`, where
+  // preprocess.py imported it from torch.utils.data (Transformer-TTS, held-out round 22): torch's
+  // DataLoader, unpinned (PFL102, and PFL104 on its non-blocking copies). Trap: mydata.py's own class
+  // named DataLoader is not torch's.
+  check_project(kDir.parent_path() / "crossfile_reexported_loader", 3);
+}
+
 }  // namespace perflint
