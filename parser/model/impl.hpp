@@ -859,7 +859,9 @@ struct Model::Impl {
   // (`iter(loader)`, `cycle(dl)`) or by a generator of this file that builds one; -1 when none.
   // `reiterated`: the loader reaches the loop through a generator of this file that iterates it again
   // and again (`while True: for x in loader: yield x`).
-  int loader_behind_next(const Loop& l, TSNode* reiterated = nullptr) const;
+  // `*restarted`: the step loop itself builds the iterator again (`except StopIteration: diter =
+  // iter(dl)`: BiSeNet), so each pass over the loader starts its workers again.
+  int loader_behind_next(const Loop& l, TSNode* reiterated = nullptr, bool* restarted = nullptr) const;
   // The expression a loop iterates, unwrapped from enumerate/tqdm/iter/zip.
   TSNode iterable_base(TSNode e, bool* enumerated) const;
 

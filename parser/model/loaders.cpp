@@ -166,7 +166,7 @@ void Model::Impl::for_each_next_source(const Loop& l, const std::function<bool(T
   }
 }
 
-int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated) const {
+int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated, bool* restarted) const {
   if (loaders.empty()) return -1;
   int found = -1;
   for_each_next_source(l, [&](TSNode it) {
@@ -175,6 +175,17 @@ int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated) const {
     const auto& index = is(it, "identifier") ? bindings().by_name : bindings().by_attribute;
     const auto assigned = index.find(t(it));
     if (assigned == index.end()) return false;
+    // `diter = iter(dl)` before the loop and again inside it (in its `except StopIteration:`).
+    if (restarted) {
+      bool inside = false, outside = false;
+      for (size_t ai : assigned->second) {
+        const TSNode v = all_assigns[ai].value;
+        if (!is(v, "call") || t(field(v, "function")) != "iter") continue;
+        const uint32_t at = ts_node_start_byte(all_assigns[ai].statement);
+        (at >= ts_node_start_byte(l.node) && at < ts_node_end_byte(l.node) ? inside : outside) = true;
+      }
+      *restarted = *restarted || (inside && outside);
+    }
     for (size_t ai : assigned->second) {
       const TSNode v = all_assigns[ai].value;
       if (!is(v, "call")) continue;
@@ -423,12 +434,13 @@ void Model::Impl::collect_loaders() {
     if (!is(l.node, "for_statement")) {
       // `while True: batch = next(it)`
       TSNode reiterated{};
-      if (const int found = l.step ? loader_behind_next(l, &reiterated) : -1; found >= 0) {
+      bool restarted = false;
+      if (const int found = l.step ? loader_behind_next(l, &reiterated, &restarted) : -1; found >= 0) {
         l.loader = found;
         loaders[found].loops.push_back(l.node);
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated);
+        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated) || restarted;
         if (!null(reiterated)) loaders[found].reiterated_by = reiterated;
       }
       continue;
@@ -477,14 +489,15 @@ void Model::Impl::collect_loaders() {
       }
     }
     TSNode reiterated{};
-    if (found < 0 && l.step) found = loader_behind_next(l, &reiterated);
+    bool restarted = false;
+    if (found < 0 && l.step) found = loader_behind_next(l, &reiterated, &restarted);
     if (found >= 0) {
       l.loader = found;
       loaders[found].loops.push_back(l.node);
       if (l.step) {
         loaders[found].feeds_step = true;
         loaders[found].step_loop = l.node;
-        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated);
+        loaders[found].repeated = loaders[found].repeated || l.repeated || !null(reiterated) || restarted;
         if (!null(reiterated)) loaders[found].reiterated_by = reiterated;
       }
     }
