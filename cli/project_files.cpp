@@ -388,12 +388,10 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 
 }  // namespace
 
-std::vector<project_text::Subclass> project_text::subclasses_in(std::string_view text, std::string_view base,
-                                                                std::string_view method) {
-  std::vector<Subclass> out;
-  if (base.empty() || text.find(base) == std::string_view::npos) return out;
+std::vector<project_text::ClassText> project_text::classes_in(std::string_view text) {
+  std::vector<ClassText> out;
+  if (text.find("class ") == std::string_view::npos) return out;
   const std::vector<std::string_view> lines = lines_of(text);
-  const std::string def = "def " + std::string(method) + "(";
   for (size_t k = 0; k < lines.size(); ++k) {
     const size_t ci = indent_of(lines[k]);
     std::string_view head = lines[k].substr(ci);
@@ -401,32 +399,33 @@ std::vector<project_text::Subclass> project_text::subclasses_in(std::string_view
     head.remove_prefix(6);
     size_t n = 0;
     while (n < head.size() && ident_char(head[n])) ++n;
-    if (n == 0 || n >= head.size()) continue;
-    const std::string name(head.substr(0, n));
-    size_t open = head.find_first_not_of(" \t", n);
-    if (open == std::string_view::npos || head[open] != '(') continue;
-    // The bases, joined over up to five lines until the parenthesis closes.
-    std::string bases(head.substr(open + 1));
-    for (size_t more = k + 1; more < lines.size() && more <= k + 5 && bases.find(')') == std::string::npos; ++more)
-      bases.append(" ").append(lines[more]);
-    bases = bases.substr(0, bases.find(')'));
-    if (!has_word(bases, base)) continue;
-    Subclass sub{name, false};
+    if (n == 0) continue;
+    ClassText cls{std::string(head.substr(0, n)), {}, {}};
+    if (const size_t open = head.find_first_not_of(" \t", n); open != std::string_view::npos && head[open] == '(') {
+      // The bases, joined over up to five lines until the parenthesis closes.
+      std::string bases(head.substr(open + 1));
+      for (size_t more = k + 1; more < lines.size() && more <= k + 5 && bases.find(')') == std::string::npos; ++more)
+        bases.append(" ").append(lines[more]);
+      cls.bases = bases.substr(0, bases.find(')'));
+    }
     for (size_t b = k + 1; b < lines.size(); ++b) {
       const size_t bi = indent_of(lines[b]);
       if (bi == lines[b].size() || lines[b][bi] == '#' || lines[b][bi] == '\r') continue;  // blank or comment
       if (bi <= ci) break;
       std::string_view body = lines[b].substr(bi);
       if (body.starts_with("async ")) body.remove_prefix(6);
-      if (body.starts_with(def)) {
-        sub.defines = true;
-        break;
-      }
+      if (!body.starts_with("def ")) continue;
+      body.remove_prefix(4);
+      size_t m = 0;
+      while (m < body.size() && ident_char(body[m])) ++m;
+      if (m > 0) cls.methods.emplace_back(body.substr(0, m));
     }
-    out.push_back(std::move(sub));
+    out.push_back(std::move(cls));
   }
   return out;
 }
+
+bool project_text::names_base(std::string_view bases, std::string_view base) { return has_word(bases, base); }
 
 bool project_text::names_as_value(std::string_view text, std::string_view name) {
   if (name.empty()) return false;

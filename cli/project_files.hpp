@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cli/project_text.hpp"
 #include "parser/project.hpp"
 
 namespace perflint {
@@ -205,7 +206,14 @@ class FileProjectContext final : public ProjectContext {
     std::vector<std::pair<std::string, std::string>> methods;
     bool base_unreached = false;
   };
-  std::map<std::string, Overrides> overrides_;  // file + '\0' + class + '\0' + method       // root + '\0' + attribute -> files
+  std::map<std::string, Overrides> overrides_;
+  // Per file: its classes (project_text::classes_in) and the names its imports bring in.
+  struct ClassFacts {
+    std::vector<project_text::ClassText> classes;
+    std::set<std::string> imported_names;
+  };
+  const ClassFacts& class_facts(const std::string& path);  // caller holds mu_
+  std::map<std::string, ClassFacts> class_facts_;  // file + '\0' + class + '\0' + method       // root + '\0' + attribute -> files
 };
 
 }  // namespace perflint

@@ -792,6 +792,17 @@ const FunctionSummary* FileProjectContext::parsed_function(const std::string& ro
   return nullptr;
 }
 
+const FileProjectContext::ClassFacts& FileProjectContext::class_facts(const std::string& path) {
+  auto it = class_facts_.find(path);
+  if (it != class_facts_.end()) return it->second;
+  ClassFacts facts;
+  const std::string& text = text_of(path);
+  facts.classes = project_text::classes_in(text);
+  for (const std::string& stmt : project_text::import_lines(text))
+    for (std::string& w : project_text::import_words(stmt)) facts.imported_names.insert(std::move(w));
+  return class_facts_.emplace(path, std::move(facts)).first->second;
+}
+
 std::vector<std::pair<std::string, std::string>> FileProjectContext::method_overrides(const std::string& file,
                                                                                       std::string_view cls,
                                                                                       std::string_view method,
@@ -820,17 +831,15 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::method_over
   for (const std::string& f : files) {
     const std::string& text = text_of(f);
     if (text.find(cls) == std::string::npos) continue;
+    const ClassFacts& facts = class_facts(f);
     // Another file's `class S(Trainer)` is a subclass of this Trainer when it imports the name.
-    bool imports_it = f == self || text.find("." + std::string(cls)) != std::string::npos;
-    for (const std::string& stmt : project_text::import_lines(text)) {
-      if (imports_it) break;
-      for (const std::string& w : project_text::import_words(stmt)) imports_it = imports_it || w == cls;
-    }
+    const bool imports_it = f == self || facts.imported_names.count(std::string(cls)) ||
+                            text.find("." + std::string(cls)) != std::string::npos;
     if (imports_it)
-      for (const project_text::Subclass& sub : project_text::subclasses_in(text, cls, method)) {
-        if (sub.name == cls) continue;
+      for (const project_text::ClassText& sub : facts.classes) {
+        if (sub.name == cls || !project_text::names_base(sub.bases, cls)) continue;
         ++subclasses;
-        if (!sub.defines) continue;
+        if (std::find(sub.methods.begin(), sub.methods.end(), method) == sub.methods.end()) continue;
         ++overriding;
         o.methods.emplace_back(f == self ? std::string() : f, sub.name + "." + std::string(method));
       }

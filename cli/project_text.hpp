@@ -23,15 +23,16 @@ bool mentions_in_code(std::string_view text, std::string_view word);
 // Where mentions_in_code finds `word` first (npos: nowhere).
 size_t first_in_code(std::string_view text, std::string_view word);
 
-// A class of a text that names `base` among its bases (`class S(base):`, `class S(pkg.base, X):`),
-// with whether its body defines `method` (a `def method(` indented below the header).
-struct Subclass {
-  std::string name;
-  bool defines = false;
+// A class of a text: its name, its bases as written (`pkg.Base, Mixin`) and the methods its body
+// defines (a `def name(` indented below the header).
+struct ClassText {
+  std::string name, bases;
+  std::vector<std::string> methods;
 };
-// The classes of `text` that name `base` among their bases; text level, the header's parentheses
-// joined over a few lines.
-std::vector<Subclass> subclasses_in(std::string_view text, std::string_view base, std::string_view method);
+// The classes of `text`; text level, the header's parentheses joined over a few lines.
+std::vector<ClassText> classes_in(std::string_view text);
+// `base` is one of the bases written in `bases` (a whole name, also after a dot: `pkg.base`).
+bool names_base(std::string_view bases, std::string_view base);
 // Whether `text` names `name` as a value on a code line that is not a class header, an import or a
 // def, nor inside `super(name, ...)`: an instance built (`name(...)`), a registry entry, an isinstance
 // test, an alias. Text level (a mention in a string counts).
