@@ -846,6 +846,34 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::method_over
     named = named || project_text::names_as_value(text, cls);
   }
   o.base_unreached = subclasses > 0 && overriding == subclasses && !named;
+  // Several overrides: the run builds the subclasses that some file instantiates outside every branch
+  // its defaults switch off (decision-transformer's `if model_type == 'dt': SequenceTrainer(...)` with
+  // `--model_type dt`). A subclass named otherwise (`A if flag else B`, a registry) may be built: kept.
+  if (o.methods.size() > 1) {
+    std::vector<std::pair<std::string, std::string>> built;
+    for (const auto& m : o.methods) {
+      const std::string sub = m.second.substr(0, m.second.find('.'));
+      const std::string home = m.first.empty() ? self : m.first;
+      std::vector<std::string> where = importers_of(g, home);
+      if (where.size() > 64) return o.methods;
+      where.push_back(home);
+      bool maybe = false, instantiated = false;
+      for (const std::string& f : where) {
+        const std::string& text = text_of(f);
+        if (!project_text::names_as_value(text, sub)) continue;
+        const ModuleSummary* summary = importer_summary(f);
+        const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), sub) != v.end(); };
+        if (!summary || !(has(summary->plain_calls) || has(summary->conditional_calls))) {
+          maybe = true;  // named, but not (only) called: not known
+          break;
+        }
+        instantiated = true;
+        maybe = maybe || has(summary->default_calls);
+      }
+      if (maybe || !instantiated) built.push_back(m);
+    }
+    if (built.size() == 1) o.methods = std::move(built);
+  }
   *base_unreached = o.base_unreached;
   return o.methods;
 }

@@ -832,12 +832,13 @@ TEST(CrossFile, AYacsConfigTreeOfAnotherModuleGivesItsDefaults) {
 
 TEST(CrossFile, SelfMethodCallsRunTheOverrideOfTheSubclass) {
   // tests/fixtures/crossfile_subclass_override/: Trainer.train_iteration's loop calls
-  // self.train_step(), which SequenceTrainer (seq_trainer.py, the class train.py builds) overrides
-  // (decision-transformer, held-out round 20): the override's read-backs are PFL201. Traps: the base
-  // Trainer.train_step never runs (every subclass overrides it, nothing builds a Trainer); the base
-  // Evaluator.report has two overrides in two files, of which a run builds one that is not known
-  // here: neither they nor the base are reported.
-  check_project(kDir.parent_path() / "crossfile_subclass_override", 4);
+  // self.train_step(), which SequenceTrainer (seq_trainer.py) and ActTrainer (act_trainer.py)
+  // override; train.py builds SequenceTrainer with the default --model_type and ActTrainer only in
+  // the other branch (decision-transformer, held-out round 20): SequenceTrainer's read-backs are
+  // PFL201. Traps: ActTrainer's override; the base Trainer.train_step, which never runs (every subclass
+  // overrides it, nothing builds a Trainer); the base Evaluator.report, whose two overrides in two
+  // files nothing builds: neither they nor the base are reported.
+  check_project(kDir.parent_path() / "crossfile_subclass_override", 5);
 }
 
 
