@@ -855,6 +855,11 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::method_over
       const std::string sub = m.second.substr(0, m.second.find('.'));
       const std::string home = m.first.empty() ? self : m.first;
       std::vector<std::string> where = importers_of(g, home);
+      // Through a package's __init__.py that re-exports it (`from sacd.agent import SacdAgent`).
+      for (size_t k = 0, n = where.size(); k < n; ++k)
+        if (where[k].ends_with("/__init__.py"))
+          for (const std::string& more : importers_of(g, where[k]))
+            if (std::find(where.begin(), where.end(), more) == where.end()) where.push_back(more);
       if (where.size() > 64) return o.methods;
       where.push_back(home);
       bool maybe = false, instantiated = false;

@@ -860,4 +860,13 @@ TEST(CrossFile, ATorchNameImportedThroughAProjectModuleIsTorchs) {
   check_project(kDir.parent_path() / "crossfile_reexported_loader", 3);
 }
 
+
+TEST(CrossFile, TheSubclassADefaultConditionalExpressionPicksRunsItsOverride) {
+  // tests/fixtures/crossfile_subclass_choice/: agents/base.py's loop calls self.learn(), which
+  // PlainAgent and SharedAgent override; train.py builds `Agent = PlainAgent if not args.shared else
+  // SharedAgent` with --shared off, both classes imported through the package's __init__.py
+  // (sac-discrete, held-out round 21): PlainAgent's read-back is PFL201. Trap: SharedAgent's.
+  check_project(kDir.parent_path() / "crossfile_subclass_choice", 5);
+}
+
 }  // namespace perflint
