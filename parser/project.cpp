@@ -70,18 +70,16 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
       std::vector<std::string> names{last(f), last(c.qualname)};
       // `Agent = SacdAgent if not args.shared else SharedSacdAgent`, then `Agent(...)`: a call of the
       // class the defaults choose (of both when the test is not known; sac-discrete, held-out round 21).
-      if (ts_node_symbol(c.function) != 0 && std::string_view(ts_node_type(c.function)) == "identifier") {
+      if (ts::is(c.function, "identifier")) {
         const std::vector<TSNode> bound = model.assigned_values(f);
-        if (bound.size() == 1 && std::string_view(ts_node_type(bound.front())) == "conditional_expression" &&
-            ts_node_named_child_count(bound.front()) == 3) {
+        if (bound.size() == 1 && ts::is(bound.front(), "conditional_expression") && ts_node_named_child_count(bound.front()) == 3) {
           const TSNode yes = ts_node_named_child(bound.front(), 0), test = ts_node_named_child(bound.front(), 1),
                        no = ts_node_named_child(bound.front(), 2);
           const std::optional<bool> truth = model.evaluate(test).truthy();
           for (const TSNode side : {yes, no}) {
-            if (std::string_view(ts_node_type(side)) != "identifier" && std::string_view(ts_node_type(side)) != "attribute")
-              continue;
+            if (!ts::is(side, "identifier") && !ts::is(side, "attribute")) continue;
             // The side the defaults do not take is called only in switched-off code.
-            if (!truth || *truth == ts_node_eq(side, yes)) names.push_back(last(model.text(side)));
+            if (!truth || *truth == ts::same(side, yes)) names.push_back(last(model.text(side)));
             else if (const std::string n = last(model.text(side));
                      std::find(m.conditional_calls.begin(), m.conditional_calls.end(), n) == m.conditional_calls.end())
               m.conditional_calls.push_back(n);

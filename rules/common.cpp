@@ -25,14 +25,23 @@ TSNode unwrap_variable(const Model& model, TSNode expr) {
   return expr;
 }
 
+bool shows_training(const Model& model) {
+  if (model.has_step_loop()) return true;
+  for (const auto& c : model.calls()) {
+    const std::string_view q = c.qualname, m = c.method;
+    if (m == "backward" || q == "torch.autograd.backward" || q == "torch.autograd.grad") return true;
+    if (q.starts_with("torch.optim.")) return true;   // an optimizer or a scheduler is built here
+    if (m == "step" || m == "zero_grad") return true;  // optimizer.step(): trained through a wrapper
+  }
+  return false;
+}
+
 bool inference_only(const Model& model) {
-  if (model.has_step_loop()) return false;
+  if (shows_training(model)) return false;
   bool says_so = false;
   for (const auto& c : model.calls()) {
     const std::string_view q = c.qualname, m = c.method;
-    if (m == "backward" || m == "train" || q == "torch.autograd.backward" || q == "torch.autograd.grad") return false;
-    if (q.rfind("torch.optim.", 0) == 0) return false;  // an optimizer or a scheduler is built here
-    if (m == "step" || m == "zero_grad") return false;   // optimizer.step(): trained through a wrapper
+    if (m == "train") return false;
     if (q == "torch.no_grad" || q == "torch.inference_mode" || (m == "eval" && c.positional.empty())) says_so = true;
     if (m == "requires_grad_" && !c.positional.empty()) {
       const Value v = model.evaluate(c.positional.front());

@@ -16,6 +16,9 @@ bool is_dataloader_call(const CallInfo& call);
 // expression, through nested wrappers. Any other node is returned as it is.
 TSNode unwrap_variable(const Model& model, TSNode expr);
 
+// The file shows training: a step loop, a backward, an optimizer built or stepped.
+bool shows_training(const Model& model);
+
 // A file that only evaluates models: it has no training step (no step loop, no `.backward()`, no
 // optimizer, no `.train()`) and says it does not train (`.eval()`, `requires_grad_(False)`,
 // `torch.no_grad()`, `torch.inference_mode()`). Metrics and quantisation scripts set TF32 off or

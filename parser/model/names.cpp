@@ -112,6 +112,8 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
               if (qualified.find('.') == std::string::npos) imported_modules.emplace_back(star_alias_names.back());
             }
         }
+    // What a project module imported from torch, asked once per statement (see below).
+    std::optional<std::vector<std::pair<std::string, std::string>>> reexported;
     const uint32_t count = ts_node_named_child_count(stmt);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode c = ts_node_named_child(stmt, i);
@@ -129,7 +131,8 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
             "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "DistributedSampler", "DistributedDataParallel",
             "DataParallel", "GradScaler", "autocast", "checkpoint", "nn", "F", "optim", "cudnn"};
         if (std::find(torch_names.begin(), torch_names.end(), name) == torch_names.end()) continue;
-        for (auto& [their_local, qualified] : project->star_aliases(src.path(), module))
+        if (!reexported) reexported = project->star_aliases(src.path(), module);
+        for (const auto& [their_local, qualified] : *reexported)
           if (their_local == name && qualified.starts_with("torch")) {
             alias(local, qualified);
             break;

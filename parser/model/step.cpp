@@ -421,6 +421,19 @@ void Model::Impl::find_steps() {
       }
     }
   }
+  // `for optimizer in optimizers: optimizer.step()` (CSAIL's segmentation trainer): a loop over the
+  // optimizers of one step, not over steps; the loop around it is the step loop.
+  // So is `for classifier, optimizer in zip(classifiers, optimizers):` (iBOT's linear evaluation of
+  // several heads on one batch; held-out round 16).
+  auto over_optimizers = [&](const Frame& fr, size_t call) {
+    if (!marker[call] || calls[call].method != "step" || !is(fr.node, "for_statement")) return false;
+    std::vector<std::string_view> names;
+    bound_names(field(fr.node, "left"), text, names);
+    const CallInfo& c = calls[call];
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) {
+      return n == t(c.receiver) || (!c.positional.empty() && n == t(c.positional.front()));
+    });
+  };
   // A function whose loop over data takes optimizer steps, with one more after the loop (minimind's
   // `if last_step % accumulation_steps != 0: scaler.step(optimizer)`, the flush of a last partial
   // accumulation) is an epoch, not a step: a loop calling it is not the step loop. (Not a loop over
@@ -429,22 +442,12 @@ void Model::Impl::find_steps() {
   for (size_t i = 0; i < calls.size(); ++i) {
     if (!marker[i] || calls[i].method != "step" || call_fn[i] == SIZE_MAX) continue;
     const Frame* fr = innermost_loop(call_ctx[i]);
-    if (!fr || !is(fr->node, "for_statement")) continue;
+    if (!fr || !is(fr->node, "for_statement") || over_optimizers(*fr, i)) continue;
     // A loop over data, not `for _ in range(num_D_steps):` (BigGAN's several discriminator steps on
     // one batch, inside a step function).
-    TSNode over = field(fr->node, "right");
-    while (is(over, "call") && ts_node_named_child_count(field(over, "arguments")) > 0 &&
-           (t(field(over, "function")) == "enumerate" || t(field(over, "function")) == "tqdm" ||
-            t(field(over, "function")) == "tqdm.tqdm"))
-      over = ts_node_named_child(field(over, "arguments"), 0);
+    const TSNode over = iterable_base(field(fr->node, "right"), nullptr);
     if (is(over, "call") && t(field(over, "function")) == "range") continue;
-    std::vector<std::string_view> names;
-    bound_names(field(fr->node, "left"), text, names);
-    const CallInfo& c = calls[i];
-    const bool over_optimizers = std::any_of(names.begin(), names.end(), [&](std::string_view n) {
-      return n == t(c.receiver) || (!c.positional.empty() && n == t(c.positional.front()));
-    });
-    if (!over_optimizers && ts::same(function_containing(fr->node), call_ctx[i].function)) loops_stepping.insert(call_fn[i]);
+    if (ts::same(function_containing(fr->node), call_ctx[i].function)) loops_stepping.insert(call_fn[i]);
   }
   for (size_t i = 0; i < calls.size(); ++i)
     if (marker[i] && call_fn[i] != SIZE_MAX && !frames_have_loop(call_ctx[i]) && !loops_stepping.count(call_fn[i]))
@@ -464,19 +467,6 @@ void Model::Impl::find_steps() {
     if (!changed) break;
   }
   // Loops that contain a step directly (a marker or a call to a step function in their body).
-  // `for optimizer in optimizers: optimizer.step()` (CSAIL's segmentation trainer): a loop over the
-  // optimizers of one step, not over steps; the loop around it is the step loop.
-  // So is `for classifier, optimizer in zip(classifiers, optimizers):` (iBOT's linear evaluation of
-  // several heads on one batch; held-out round 16).
-  auto over_optimizers = [&](const Frame& fr, size_t call) {
-    if (!marker[call] || calls[call].method != "step" || !is(fr.node, "for_statement")) return false;
-    std::vector<std::string_view> names;
-    bound_names(field(fr.node, "left"), text, names);
-    const CallInfo& c = calls[call];
-    return std::any_of(names.begin(), names.end(), [&](std::string_view n) {
-      return n == t(c.receiver) || (!c.positional.empty() && n == t(c.positional.front()));
-    });
-  };
   auto mark_loops = [&](size_t call) {
     for (const auto& fr : call_ctx[call].frames)
       if (fr.kind == Frame::Kind::Loop && !over_optimizers(fr, call)) {

@@ -164,6 +164,25 @@ void add_value_notes(const Model& model, const Emitter& out, const CallInfo& cal
   if (auto n = via_dict_note(model, out, call, name)) f.notes.push_back(std::move(*n));
 }
 
+namespace {
+
+// The calls of the function that holds `loop` (`name(...)`, `self.name(...)`), its name to `*name`;
+// empty when the loop is in no function.
+std::vector<const CallInfo*> calls_of_holder(const Model& model, TSNode loop, std::string_view* name) {
+  std::vector<const CallInfo*> out;
+  TSNode fn = model.enclosing(loop, "function_definition");
+  if (null(fn)) return out;
+  *name = model.text(ts::field(fn, "name"));
+  for (const CallInfo& c : model.calls()) {
+    const bool direct = ts::is(c.function, "identifier") && model.text(c.function) == *name;
+    const bool method = c.method == *name && ts::is(c.receiver, "identifier") && model.text(c.receiver) == "self";
+    if (direct || method) out.push_back(&c);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string repetition_text(const Model& model, const Emitter& out, TSNode step_loop) {
   if (null(step_loop)) return {};
   // The name of a framework hook (`def train_dataloader`), not a loop: the loader's note says why.
@@ -171,23 +190,18 @@ std::string repetition_text(const Model& model, const Emitter& out, TSNode step_
   const std::string inner = "the loop at line " + std::to_string(line_of(out, step_loop));
   if (TSNode outer = enclosing_loop(step_loop); !null(outer))
     return inner + " is inside the loop at line " + std::to_string(line_of(out, outer));
-  TSNode fn = model.enclosing(step_loop, "function_definition");
-  if (null(fn)) return {};
-  const std::string_view name = model.text(ts::field(fn, "name"));
-  for (const CallInfo& c : model.calls()) {
-    const bool direct = ts::is(c.function, "identifier") && model.text(c.function) == name;
-    const bool method = c.method == name && ts::is(c.receiver, "identifier") && model.text(c.receiver) == "self";
-    if (!direct && !method) continue;
-    if (TSNode outer = enclosing_loop(c.node); !null(outer))
+  std::string_view name;
+  for (const CallInfo* c : calls_of_holder(model, step_loop, &name))
+    if (TSNode outer = enclosing_loop(c->node); !null(outer))
       return inner + " is in `" + std::string(name) + "()`, called from the loop at line " +
              std::to_string(line_of(out, outer));
-  }
   return {};
 }
 
 bool collate_on_gpu(const Model& model, const CallInfo& loader) {
-  const TSNode fn = loader.arg("collate_fn", 6);
-  if (!ts::is(fn, "identifier")) return false;
+  const std::optional<LoaderArg> collate = loader_arg(model, loader, "collate_fn");
+  if (!collate || !collate->present || !ts::is(collate->node, "identifier")) return false;
+  const TSNode fn = collate->node;
   const std::string_view name = model.text(fn);
   TSNode def{};
   for (const CallInfo& c : model.calls()) {
@@ -212,13 +226,10 @@ TSNode single_pass_repetition(const Model& model, TSNode step_loop) {
   std::vector<TSNode> outers;
   if (TSNode outer = enclosing_loop(step_loop); !null(outer)) {
     outers.push_back(outer);
-  } else if (TSNode fn = model.enclosing(step_loop, "function_definition"); !null(fn)) {
-    const std::string_view name = model.text(ts::field(fn, "name"));
-    for (const CallInfo& c : model.calls()) {
-      const bool direct = ts::is(c.function, "identifier") && model.text(c.function) == name;
-      const bool method = c.method == name && ts::is(c.receiver, "identifier") && model.text(c.receiver) == "self";
-      if (!direct && !method) continue;
-      TSNode outer = enclosing_loop(c.node);
+  } else {
+    std::string_view name;
+    for (const CallInfo* c : calls_of_holder(model, step_loop, &name)) {
+      TSNode outer = enclosing_loop(c->node);
       if (null(outer)) return {};  // a call outside any loop: the repetition comes from elsewhere
       outers.push_back(outer);
     }

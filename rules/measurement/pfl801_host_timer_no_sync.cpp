@@ -334,21 +334,20 @@ bool region_syncs(const Model& model, uint32_t lo, uint32_t hi, int depth = 0, b
     // `self.train_step()` that runs a subclass's override in another file: what it waits for is
     // not visible here (decision-transformer's Trainer.train_iteration; held-out round 20).
     if (model.runs_foreign_override(c)) return true;
-    // `self.train_step()`: the method of its class, and the overrides of its subclasses here.
-    if (depth < 2 && ts::is(c.function, "attribute") && model.text(ts::field(c.function, "object")) == "self")
-      for (TSNode def : model.callee_definitions(c))
-        if (!(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
-            (region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1) ||
-             tests_tensor_condition(model, def)))
-          return true;
-    if (depth < 2 && c.qualname.empty() && ts::is(c.function, "identifier")) {
-      TSNode def = module_function(model.text(c.function), model);
+    if (depth >= 2) continue;
+    // The function of this file the call runs: `helper(x)` (a module-level def), `self.train_step()`
+    // (the method of its class and the overrides of its subclasses here).
+    std::vector<TSNode> defs;
+    if (ts::is(c.function, "attribute") && model.text(ts::field(c.function, "object")) == "self")
+      defs = model.callee_definitions(c);
+    else if (c.qualname.empty() && ts::is(c.function, "identifier"))
+      if (TSNode def = module_function(model.text(c.function), model); !ts_node_is_null(def)) defs.push_back(def);
+    for (TSNode def : defs)
       // Not recursion into the function that holds the region itself.
-      if (!ts_node_is_null(def) && !(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
+      if (!(ts_node_start_byte(def) <= lo && hi <= ts_node_end_byte(def)) &&
           (region_syncs(model, ts_node_start_byte(def), ts_node_end_byte(def), depth + 1) ||
            tests_tensor_condition(model, def)))
         return true;
-    }
   }
   return false;
 }

@@ -98,18 +98,6 @@ class RulePFL401 final : public Rule {
   }
 
  private:
-  // The file shows training: a step loop, a step another file runs here, a backward, an optimizer.
-  static bool trains(const Model& model) {
-    if (model.has_step_loop() || !model.cuda_step_path().empty()) return true;
-    for (const auto& c : model.calls()) {
-      const std::string_view q = c.qualname, m = c.method;
-      if (m == "backward" || q == "torch.autograd.backward" || q == "torch.autograd.grad" || m == "step" ||
-          m == "zero_grad" || q.starts_with("torch.optim."))
-        return true;
-    }
-    return false;
-  }
-
   // (a) `torch.backends.cuda.matmul.allow_tf32 = False`, `torch.backends.cudnn.allow_tf32 = False`.
   static void disabled_flag(TSNode node, const Model& model, Emitter& out) {
     const std::string target = model.qualname(ts::field(node, "left"));
@@ -121,7 +109,7 @@ class RulePFL401 final : public Rule {
     if (inference_only(model)) return;  // a metrics/evaluation script: full fp32 on purpose
     // A file that trains nothing, imported by none that does (a GPTQ quantiser that needs full fp32
     // on purpose: Chinese-Vicuna's tools/gptq.py, held-out round 21).
-    if (!trains(model) && !model.importer_side_mentions("backward")) return;
+    if (!shows_training(model) && model.cuda_step_path().empty() && !model.importer_side_mentions("backward")) return;
     // Save/restore (`old = flag; flag = False; ...; flag = old`): a deliberate, scoped switch-off.
     const TSNode scope = model.enclosing(node, "function_definition");
     for (TSNode other : model.nodes_of_kind("assignment")) {
