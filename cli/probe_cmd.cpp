@@ -148,6 +148,7 @@ void summarize_evidence(const probe::Evidence& e, ProbeSummary& s, std::vector<F
     s.warmup_added = "+" + std::to_string(e.warmup_added) + " while the DataLoader's batches made ahead fed the steps, " +
                      (e.warmup_reason.empty() ? std::string("until the run ended") : e.warmup_reason);
   s.median_step_ms = e.median_step_ms();
+  s.mean_step_ms = e.mean_step_ms();
   s.step_clock = e.step_clock;
   s.data_wait_share = e.data_wait_share();
   if (e.gpu_traced()) s.gpu_busy_share = e.gpu_busy_share();

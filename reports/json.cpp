@@ -125,6 +125,7 @@ std::string write_json(const std::vector<FileResult>& results, const ReportOptio
     probe.set("warmup", p->warmup);
     if (!p->warmup_added.empty()) probe.set("warmup_added", p->warmup_added);
     probe.set("median_step_ms", p->median_step_ms);
+    probe.set("mean_step_ms", p->mean_step_ms);
     probe.set("step_clock", p->step_clock);
     probe.set("data_wait_share", p->data_wait_share);
     // Per phase over the measured steps: median, p10, p90 and share of the step.

@@ -76,6 +76,7 @@ struct ProbeSummary {
   int warmup = 0;
   std::string warmup_added;           // "+4 while ..." when the shim lengthened the warm-up; empty: none
   double median_step_ms = 0.0;
+  double mean_step_ms = 0.0;          // bursty steps (a loader's batches arriving in groups): mean above median
   double data_wait_share = 0.0;
   double gpu_busy_share = -1.0;       // < 0: no GPU tracing in this run
   std::string gpu_status;             // the CUPTI library's status, when it ran

@@ -53,6 +53,9 @@ TEST(ProbeCli, DataBoundScriptConfirmsPFL101WithItsDataWaitShare) {
   EXPECT_EQ(probe->num("steps"), 6.0);
   EXPECT_GT(probe->num("data_wait_share").value_or(0), 0.5);
   EXPECT_GT(probe->num("median_step_ms").value_or(0), 0.0);
+  // The mean beside the median (bursty steps): the same steps, so never below the fastest share of them.
+  ASSERT_TRUE(probe->num("mean_step_ms").has_value());
+  EXPECT_GT(*probe->num("mean_step_ms"), 0.5 * probe->num("median_step_ms").value_or(0));
   EXPECT_EQ(probe->get("exit")->string("reason"), "steps_reached");
   const jsonr::Node* f = finding(*doc, "PFL101");
   ASSERT_NE(f, nullptr);

@@ -43,6 +43,10 @@ SCRIPTS=${SCRIPTS:-"anomaly pageable_copies nonblocking_unpinned item_sync cudnn
 # ab.py's warm-up: long enough for a DataLoader's prefetched stock to run out (loader-fed scripts
 # are otherwise timed on batches made ahead: bimodal, faster than their steady state).
 AB_WARMUP=${AB_WARMUP:-30}
+# Steps timed on each side: bursty (loader-fed) and host-bound steps need more than 10 for a stable
+# median and mean.
+AB_STEPS=${AB_STEPS:-60}
+PROBE_STEPS=${PROBE_STEPS:-20}
 fits() { if (( SECONDS + $1 > DEADLINE )); then echo "skipped (deadline: ${SECONDS}s of ${DEADLINE}s used, needs ~$1s): $2"; return 1; fi; }
 
 stage "A/B: each planted script and its hand-fixed twin, timed with CUDA events (ab.py)"
@@ -50,7 +54,7 @@ for s in $SCRIPTS; do
   for v in "$s" "${s}_fixed"; do
     [ -f "$G/$v.py" ] || continue
     fits 20 "ab $v" || continue
-    timeout 90 "$PYTHON" $G/ab.py --warmup "$AB_WARMUP" --steps 30 $G/$v.py >> "$W/ab.jsonl" 2> "$W/ab_$v.err" || echo "ab $v: exit $?"
+    timeout 90 "$PYTHON" $G/ab.py --warmup "$AB_WARMUP" --steps "$AB_STEPS" $G/$v.py >> "$W/ab.jsonl" 2> "$W/ab_$v.err" || echo "ab $v: exit $?"
     tail -1 "$W/ab.jsonl"
   done
 done
@@ -72,7 +76,7 @@ pack
 stage "probe --verify with CUPTI on every planted script"
 for s in $SCRIPTS; do
   fits 60 "probe $s" || continue
-  PERFLINT_CUPTI=1 timeout 150 "$PL" --isolated --probe --verify --verify-runs 2 --warmup 3 --steps 10 \
+  PERFLINT_CUPTI=1 timeout 150 "$PL" --isolated --probe --verify --verify-runs 2 --warmup 3 --steps "$PROBE_STEPS" \
       --timeout 60 --python "$PYTHON" --evidence-dir "$W/ev_$s" --trace "$W/trace_$s.json" \
       --output-format json -o "$W/probe_$s.json" $G/$s.py 2> "$W/probe_$s.err"
   echo "probe $s: exit $? at ${SECONDS}s"; tail -3 "$W/probe_$s.err"

@@ -59,9 +59,12 @@ def main(root):
             name, fmt(bare), fmt(fixed), fmt(p.get("median_step_ms")), p.get("step_clock"),
             p.get("phases_clock"), fmt(p.get("gpu_busy_share")),
             "step " + ("agrees" if near(p.get("median_step_ms"), bare) else "DISAGREES") if bare else "no A/B"))
-        print("    overhead: %s; warm-up added: %s; ab.py means %s -> %s ms" % (
-            p.get("overhead"), p.get("warmup_added"), fmt((ab.get(name) or {}).get("gpu_mean_ms")),
-            fmt((ab.get(name + "_fixed") or {}).get("gpu_mean_ms"))))
+        bare_mean = (ab.get(name) or {}).get("gpu_mean_ms")
+        print("    overhead: %s; warm-up added: %s; ab.py means %s -> %s ms; probe mean %s ms%s" % (
+            p.get("overhead"), p.get("warmup_added"), fmt(bare_mean),
+            fmt((ab.get(name + "_fixed") or {}).get("gpu_mean_ms")), fmt(p.get("mean_step_ms")),
+            ("; mean " + ("agrees" if near(p.get("mean_step_ms"), bare_mean) else "DISAGREES"))
+            if bare_mean and p.get("mean_step_ms") else ""))
         for f in report.get("findings", []):
             v = f.get("verdict")
             if not v:
