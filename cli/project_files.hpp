@@ -60,6 +60,7 @@ class FileProjectContext final : public ProjectContext {
   std::string fingerprint(const std::string& file, std::string_view text) override;
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
+  bool importers_cannot_name(const std::string& file, std::string_view name) override;
   std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
                                                                 const std::string& module) override;
   std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,

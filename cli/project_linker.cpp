@@ -593,6 +593,37 @@ void FileProjectContext::link_root(const std::string& root) {
   }
 }
 
+bool FileProjectContext::importers_cannot_name(const std::string& file, std::string_view name) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  const std::string stem = self.stem().string();
+  if (name.empty() || stem == "__init__" || self.extension() != ".py") return false;
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const ImportGraph& g = graph_for(root_for(self));
+  if (!g.usable) return false;
+  const std::vector<std::string>& importers = importers_of(g, self.string());
+  if (importers.empty()) return false;
+  const auto last = [](std::string_view m) { return m.substr(m.rfind('.') + 1); };
+  for (const std::string& other : importers) {
+    // The statements of the importer that name this module (by its last component: the graph has
+    // resolved that one of them is this file); none recognised (a re-export through a package):
+    // not known.
+    bool seen = false;
+    for (const ImportStatement& s : import_statements(text_of(other))) {
+      const bool from_it = !s.module.empty() && last(s.module) == stem;
+      const bool module_object = std::find(s.names.begin(), s.names.end(), stem) != s.names.end();
+      if (module_object) return false;  // `from layers import utils`: utils.train is reachable
+      if (!from_it) continue;
+      seen = true;
+      if (s.names.empty()) return false;  // `import layers.utils`
+      for (const std::string& n : s.names)
+        if (n == name || n == "*") return false;
+    }
+    if (!seen) return false;
+  }
+  return true;
+}
+
 std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
   // PERFLINT_LINKER=0 turns the linker off: a benchmark knob (bench/throughput.sh reports its share).
   static const bool off = [] {

@@ -353,6 +353,17 @@ class ProjectContext {
     (void)word;
     return true;
   }
+  // Whether no project file can name `file`'s top-level function `name`: other project files import
+  // `file`, and every import of it there lists the names it takes (`from layers.utils import
+  // get_filter`), neither `name` nor `*`, nor the module itself. A training loop in such a function
+  // that `file` never calls either is dead code (LTSF-Linear's layers/utils.py `train()`). False
+  // when not known, when nothing imports `file` (a script, or a library for code outside the
+  // project), or for a package's __init__.py.
+  virtual bool importers_cannot_name(const std::string& file, std::string_view name) {
+    (void)file;
+    (void)name;
+    return false;
+  }
   // Whether a file that imports `file`, or a project module such a file imports, names `word` (a
   // whole word): where the values handed to `file`'s functions likely come from. False when not known.
   virtual bool importer_side_mentions(const std::string& file, std::string_view word) {

@@ -869,4 +869,20 @@ TEST(CrossFile, TheSubclassADefaultConditionalExpressionPicksRunsItsOverride) {
   check_project(kDir.parent_path() / "crossfile_subclass_choice", 5);
 }
 
+TEST(CrossFile, AnOptionalInputNoStepPassesLeavesItsNoneTestOff) {
+  // tests/fixtures/crossfile_kwargs_key/: losses.py's FocalLoss.forward reads `imgs =
+  // kwargs.get("imgs", None)`, which train.py passes only under --debug (EfficientDet, held-out round
+  // 23): its `if imgs is not None:` read-back is not step code, nor `if anchors is not None:` for a
+  // parameter no call passes. Traps: the weights every call passes and the mask of --masked (on by
+  // default) are PFL201.
+  check_project(kDir.parent_path() / "crossfile_kwargs_key", 2);
+}
+
+TEST(CrossFile, ATrainingLoopNothingCanCallIsNotAStep) {
+  // tests/fixtures/crossfile_dead_step/: layers/utils.py's train() is called by no file, and
+  // layers/block.py imports only get_filter from its module (LTSF-Linear's FEDformer, held-out round
+  // 24): no finding there. Trap: tools.py's train(), whose module train.py imports whole.
+  check_project(kDir.parent_path() / "crossfile_dead_step", 5);
+}
+
 }  // namespace perflint

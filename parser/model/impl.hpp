@@ -783,6 +783,12 @@ struct Model::Impl {
   // The truth of `p is None` / `p is not None` for a parameter `p` of function `fi` that only other
   // files' steps run, each call passing a value certainly not None (StepEntry::non_none_*).
   std::optional<bool> none_test_truth(size_t fi, TSNode cond) const;
+  // The name of `fi`'s `**kwargs` parameter (empty: none).
+  std::string_view kwargs_param(size_t fi) const;
+  // The key of `name = kwargs.get("key", None)` in `fi`, bound once before `before` (empty: not one).
+  std::string kwargs_key(size_t fi, TSNode name, TSNode before) const;
+  // No call that runs `fi` with a step count passes `param` (and some such call is known).
+  bool never_passed_by_steps(size_t fi, std::string_view param, bool keyword_only) const;
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
   // The truth of parameter `param` of the __init__ `init_node` as the class is built in this file
