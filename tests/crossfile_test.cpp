@@ -885,4 +885,12 @@ TEST(CrossFile, ATrainingLoopNothingCanCallIsNotAStep) {
   check_project(kDir.parent_path() / "crossfile_dead_step", 5);
 }
 
+TEST(CrossFile, AnUnpackedLoaderHandedToAnotherFilesStepFunctionFeedsItsStep) {
+  // tests/fixtures/crossfile_loader_to_step_function/: train.py unpacks dataset/cifar.py's
+  // get_loaders() and hands the train loader to helper/loops.py's train_vanilla, whose step loop
+  // iterates that parameter (RepDistiller, held-out round 24): PFL102 on the factory's loader. Trap:
+  // the test loader, iterated only by validate().
+  check_project(kDir.parent_path() / "crossfile_loader_to_step_function", 5);
+}
+
 }  // namespace perflint

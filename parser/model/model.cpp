@@ -518,28 +518,63 @@ std::vector<SteppedResult> Model::stepped_results() const {
   // `data = load_data(...)` handed to a class of another file whose training step iterates that
   // constructor parameter (`TrainLoop(..., data=data).run_loop()`, guided-diffusion): that step
   // iterates what load_data returns.
+  // Also a function of another file whose step loop iterates that parameter (RepDistiller's
+  // `train_loader, val_loader, n_data = get_cifar100_dataloaders(...)`, then `train(epoch,
+  // train_loader, ...)` with helper/loops.py's train_distill: held-out round 24), at the position the
+  // name has in the unpacked result; repeated when the call or the callee's loop sits in a loop.
   if (impl_->project)
     for (const CallInfo& c : impl_->calls) {
-      if (c.qualname.empty() || (c.keywords.empty() && c.positional.empty())) continue;
+      if (c.qualname.empty() || (c.keywords.empty() && c.positional.empty()) || c.star_args) continue;
       const std::string target = impl_->outgoing_target(c);  // empty for a library's class
-      if (!class_by_name(target)) continue;
-      const FunctionSummary* init = impl_->project->project_function(impl_->src.path(), target + ".__init__", nullptr);
-      if (!init || init->iterated_params.empty()) continue;
-      const TSNode scope = impl_->call_ctx[static_cast<size_t>(&c - impl_->calls.data())].function;
-      for (int idx : init->iterated_params) {
-        if (idx < 1 || static_cast<size_t>(idx) >= init->params.size()) continue;
-        const TSNode arg = c.arg(init->params[static_cast<size_t>(idx)], idx - 1);
+      if (target.empty()) continue;
+      const bool cls = class_by_name(target);
+      const FunctionSummary* callee =
+          impl_->project->project_function(impl_->src.path(), cls ? target + ".__init__" : target, nullptr);
+      if (!callee || callee->iterated_params.empty()) continue;
+      const bool method = !callee->params.empty() && callee->params.front() == "self";
+      if (!cls && (method || !callee->has_step_loop)) continue;
+      const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
+      const TSNode scope = impl_->call_ctx[ci].function;
+      for (int idx : callee->iterated_params) {
+        const int first = method ? 1 : 0;
+        if (idx < first || static_cast<size_t>(idx) >= callee->params.size()) continue;
+        const TSNode arg = c.arg(callee->params[static_cast<size_t>(idx)], idx - first);
         if (null(arg) || !is(arg, "identifier")) continue;
-        const auto bound = impl_->bindings().assigns.find(Impl::scope_key(scope, impl_->t(arg)));
-        if (bound == impl_->bindings().assigns.end()) continue;
-        for (size_t ai : bound->second) {
-          const TSNode v = impl_->all_assigns[ai].value;
-          if (!is(v, "call")) continue;
+        // Its bindings in the caller's scope: `name = f(...)`, and for a function `a, name, c = f(...)`
+        // (an unpacking, which the name index leaves out).
+        std::vector<size_t> sites;
+        if (const auto bound = impl_->bindings().assigns.find(Impl::scope_key(scope, impl_->t(arg)));
+            bound != impl_->bindings().assigns.end())
+          sites = bound->second;
+        if (!cls)
+          for (size_t ai = 0; ai < impl_->all_assigns.size(); ++ai) {
+            const auto& a = impl_->all_assigns[ai];
+            if ((is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) && ts::same(a.ctx.function, scope) &&
+                binds_name(a.target, impl_->text, impl_->t(arg)))
+              sites.push_back(ai);
+          }
+        const bool repeated = !cls && (Impl::frames_have_loop(impl_->call_ctx[ci]) ||
+                                       std::find(callee->repeated_params.begin(), callee->repeated_params.end(),
+                                                 idx) != callee->repeated_params.end());
+        for (size_t ai : sites) {
+          const auto& a = impl_->all_assigns[ai];
+          if (!is(a.value, "call")) continue;
+          int index = -1;
+          if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
+            if (cls) continue;
+            index = -2;
+            const auto names = ts::named_children(a.target);
+            for (size_t k = 0; k < names.size(); ++k)
+              if (is(names[k], "identifier") && impl_->t(names[k]) == impl_->t(arg)) index = static_cast<int>(k);
+            if (index < 0) continue;
+          } else if (!is(a.target, "identifier")) {
+            continue;
+          }
           // `pkg.image_datasets.load_data`: the module is the file's stem, as step_importer asks.
-          const std::string q = impl_->qualname_of(field(v, "function"));
+          const std::string q = impl_->qualname_of(field(a.value, "function"));
           if (const auto sf = stem_function(q))
-            out.push_back({std::string(sf->first), std::string(sf->second), -1,
-                           impl_->src.position(ts_node_start_byte(c.node)).line, false, {}});
+            out.push_back({std::string(sf->first), std::string(sf->second), index,
+                           impl_->src.position(ts_node_start_byte(c.node)).line, repeated, {}});
         }
       }
     }
