@@ -1,5 +1,6 @@
 // PFL204 host-tensor-in-step: a tensor built in host memory inside the step and then moved to the
 // GPU (`torch.zeros(n).cuda()`): a small synchronous copy from pageable memory every step.
+#include <cctype>
 #include <array>
 #include <string>
 
@@ -47,11 +48,15 @@ std::string_view factory_name(std::string_view qualname) {
   return {};
 }
 
-// Names that hold a device by convention. A bare name that is none of these may be a dtype
-// (`x.to(dtype)`), so the rule stays silent on it.
-bool device_like_name(std::string_view name) {
-  const size_t dot = name.rfind('.');
-  if (dot != std::string_view::npos) name = name.substr(dot + 1);
+// Names that hold a device by convention, in any case (a module constant `DEVICE =
+// torch.device("cuda")`: ColBERT's colbert/parameters.py, held-out round 23). A bare name that is
+// none of these may be a dtype (`x.to(dtype)`), so the rule stays silent on it.
+bool device_like_name(std::string_view spelled) {
+  const size_t dot = spelled.rfind('.');
+  if (dot != std::string_view::npos) spelled = spelled.substr(dot + 1);
+  std::string lower(spelled);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view name = lower;
   return name == "device" || name == "dev" || name == "gpu" || name == "local_rank" || name == "rank" ||
          name == "device_id" || name == "cuda_device" || name.ends_with("_device") || name.starts_with("device_");
 }
