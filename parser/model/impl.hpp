@@ -789,6 +789,8 @@ struct Model::Impl {
   std::string kwargs_key(size_t fi, TSNode name, TSNode before) const;
   // No call that runs `fi` with a step count passes `param` (and some such call is known).
   bool never_passed_by_steps(size_t fi, std::string_view param, bool keyword_only) const;
+  // A call inside `expr` moves a tensor to a device (`x.to(device)`, `x.cuda()`).
+  bool device_copy_in(TSNode expr) const;
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
   // The truth of parameter `param` of the __init__ `init_node` as the class is built in this file

@@ -615,7 +615,9 @@ void Model::Impl::collect_loaders() {
       std::vector<std::string_view> names;
       for (size_t k = 0; k < c.positional.size() && k + skip < params.size(); ++k) {
         TSNode r = root_identifier(c.positional[k]);
-        if (!null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end())
+        // `self.step(x.to(self.device))`: the parameter is the batch's device copy (ddpm-torch).
+        if (!null(r) && std::find(l.batch_names.begin(), l.batch_names.end(), t(r)) != l.batch_names.end() &&
+            !device_copy_in(c.positional[k]))
           names.push_back(params[k + skip]);
       }
       if (names.empty()) continue;

@@ -1246,6 +1246,15 @@ int Model::Impl::batch_loop(TSNode expr) const {
     const size_t fi = function_index(context_of(expr).function);
     if (fi == SIZE_MAX) return -1;
     if (!functions[fi].step_fn) return helper_batch_parameter(fi, r, batch_loop_depth_) ? w.loop : -1;
+    // A step function's own parameter is the batch where its calls hand it one, not where they hand
+    // its device copy (`self.step(x.to(self.device))`: ddpm-torch, held-out round 23), whatever the
+    // loop calls its own batch.
+    if (call_position(functions[fi], t(r)) >= 0 && !callers[fi].empty() &&
+        std::all_of(callers[fi].begin(), callers[fi].end(), [&](size_t ci) {
+          const TSNode arg = calls[ci].arg(t(r), static_cast<int>(call_position(functions[fi], t(r))));
+          return !null(arg) && device_copy_in(arg);
+        }))
+      return -1;
   }
   const auto& names = loops[w.loop].batch_names;
   if (std::find(names.begin(), names.end(), t(r)) == names.end()) return -1;
@@ -1286,8 +1295,19 @@ bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) cons
                               [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
     for (; m != calls.end() && ts_node_start_byte(m->node) < hi; ++m)
       if (moves_to_device(*m)) return false;
+    // Nor in the argument itself: `self.step(x.to(self.device))` hands over the device copy
+    // (ddpm-torch's Trainer, held-out round 23).
+    if (device_copy_in(arg)) return false;
   }
   return any;
+}
+
+bool Model::Impl::device_copy_in(TSNode expr) const {
+  auto m = std::lower_bound(calls.begin(), calls.end(), ts_node_start_byte(expr),
+                            [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
+  for (; m != calls.end() && ts_node_start_byte(m->node) < ts_node_end_byte(expr); ++m)
+    if (moves_to_device(*m)) return true;
+  return false;
 }
 
 bool Model::Impl::batch_parameter(size_t fi, std::string_view param) const {
