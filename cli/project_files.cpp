@@ -235,14 +235,16 @@ const ModuleSummary* FileProjectContext::step_importer(const std::string& file, 
   const auto via_matches = [&](const std::string& via) {
     return vias ? std::find(vias->begin(), vias->end(), via) != vias->end() : via.empty();
   };
+  // The importer's matching result, one whose loop repeats (an epoch loop around it) first.
   auto stepped = [&](const ModuleSummary* s) {
+    const SteppedResult* found = nullptr;
     if (s)
       for (const auto& r : s->stepped_results)
-        if (r.module == module && r.function == function && r.index == index && via_matches(r.via)) {
-          if (which) *which = &r;
-          return true;
-        }
-    return false;
+        if (r.module == module && r.function == function && r.index == index && via_matches(r.via) &&
+            (!found || (r.repeated && !found->repeated)))
+          found = &r;
+    if (found && which) *which = found;
+    return found != nullptr;
   };
   // The importer's summary is made with this project (the plain one is not: the importer may hand
   // the result to a class of a third file, `TrainLoop(data=load_data(...))`, whose step iterates it)

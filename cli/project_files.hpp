@@ -61,6 +61,9 @@ class FileProjectContext final : public ProjectContext {
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
   bool importers_cannot_name(const std::string& file, std::string_view name) override;
+  std::optional<std::vector<std::optional<OptionDefault>>> argument_values(const std::string& file,
+                                                                           std::string_view function,
+                                                                           std::string_view param, int index) override;
   std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
                                                                 const std::string& module) override;
   std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
@@ -136,6 +139,7 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
+  std::map<std::string, std::optional<std::vector<std::optional<OptionDefault>>>> argument_values_;  // argument_values
   // `from solver import Solver` that no directory from the importer up to the root resolves: the
   // project's one module of that dotted name (`src/solver/solver.py`, on a PYTHONPATH a shell script
   // sets, or a sys.path entry an `_init_paths.py` adds), when exactly one candidate outside tests is

@@ -593,6 +593,35 @@ void FileProjectContext::link_root(const std::string& root) {
   }
 }
 
+std::optional<std::vector<std::optional<OptionDefault>>> FileProjectContext::argument_values(
+    const std::string& file, std::string_view function, std::string_view param, int index) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  // Memoised; a question asked again while it is being answered (an importer's argument that is a
+  // parameter of its own, answered by this file) is not known.
+  const std::string key = self.string() + "\n" + std::string(function) + "\n" + std::string(param);
+  if (auto done = argument_values_.find(key); done != argument_values_.end()) return done->second;
+  argument_values_[key] = std::nullopt;
+  std::vector<std::optional<OptionDefault>> all;
+  for (const std::string& other : importers_naming(self.string(), function)) {
+    if (test_file(relative_to(other, root))) continue;  // a test passes what it tests
+    // Only files that import the name from this module (or the module itself) call this function.
+    bool imports_it = false;
+    for (const ImportStatement& s : import_statements(text_of(other))) {
+      const std::string_view last = std::string_view(s.module).substr(s.module.rfind('.') == std::string::npos ? 0 : s.module.rfind('.') + 1);
+      if (last == self.stem().string() || std::find(s.names.begin(), s.names.end(), self.stem().string()) != s.names.end())
+        imports_it = true;
+    }
+    if (!imports_it) return std::nullopt;  // through a re-export: not followed
+    auto more = call_arguments(other, text_of(other), this, function, param, index);
+    all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  if (all.empty()) return std::nullopt;
+  return argument_values_[key] = all;
+}
+
 bool FileProjectContext::importers_cannot_name(const std::string& file, std::string_view name) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();

@@ -97,6 +97,47 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   return m;
 }
 
+std::vector<std::optional<OptionDefault>> call_arguments(const std::string& path, const std::string& text,
+                                                         ProjectContext* project, std::string_view function,
+                                                         std::string_view param, int index) {
+  std::vector<std::optional<OptionDefault>> out;
+  auto source = SourceFile::from_bytes(path, text);
+  if (!source) return out;
+  static thread_local ts::Parser parser;
+  ts::Tree tree = parser.parse(source->text());
+  if (!tree) return out;
+  Model model(*source, tree.root(), {}, project);
+  const auto last = [](std::string_view d) { return d.substr(d.rfind('.') == std::string_view::npos ? 0 : d.rfind('.') + 1); };
+  for (const CallInfo& c : model.calls()) {
+    if (last(model.text(c.function)) != function) continue;
+    OptionDefault d;
+    if (c.star_args || c.unresolved_kwargs) {
+      out.emplace_back(d);
+      continue;
+    }
+    TSNode passed{};
+    if (const Argument* a = c.keyword(param)) passed = a->value;
+    else if (index >= 0 && static_cast<int>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
+    if (ts_node_is_null(passed)) {
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    const Value v = model.evaluate(passed);
+    switch (v.kind) {
+      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
+      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = v.b; break;
+      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = v.i; break;
+      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = v.f; break;
+      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = v.s; break;
+      default: break;
+    }
+    d.dest = path;
+    d.line = source->position(ts_node_start_byte(c.node)).line;
+    out.emplace_back(d);
+  }
+  return out;
+}
+
 bool is_test_path(std::string_view path) {
   // On the string (no fs::path): it runs for every file of a project root.
   const size_t slash = path.rfind('/');

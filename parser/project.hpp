@@ -359,6 +359,19 @@ class ProjectContext {
   // that `file` never calls either is dead code (LTSF-Linear's layers/utils.py `train()`). False
   // when not known, when nothing imports `file` (a script, or a library for code outside the
   // project), or for a package's __init__.py.
+  // What the calls of `file`'s module-level function `function` in the project files that import it
+  // pass for `param` (positional `index`), one entry per call (see call_arguments): `def
+  // get_loaders(batch_size=128, num_workers=8)`, called as `get_loaders(num_workers=opt.num_workers)`
+  // with that option's default. nullopt when not known or when no call is found.
+  virtual std::optional<std::vector<std::optional<OptionDefault>>> argument_values(const std::string& file,
+                                                                                   std::string_view function,
+                                                                                   std::string_view param, int index) {
+    (void)file;
+    (void)function;
+    (void)param;
+    (void)index;
+    return std::nullopt;
+  }
   virtual bool importers_cannot_name(const std::string& file, std::string_view name) {
     (void)file;
     (void)name;
@@ -410,5 +423,13 @@ class ProjectContext {
 // step calls too.
 ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project = nullptr,
                                bool with_calls = false);
+
+// What the calls of a function named `function` (by the last component of the name they call) in
+// source `text` pass for its parameter `param` (at positional `index`, -1: keyword only), one entry
+// per call: nullopt where the call leaves it out (the default), Kind::Unknown where the value is not
+// known (or the call unpacks *args / **kwargs); `dest` holds `path` and `line` the call's line.
+std::vector<std::optional<OptionDefault>> call_arguments(const std::string& path, const std::string& text,
+                                                         ProjectContext* project, std::string_view function,
+                                                         std::string_view param, int index);
 
 }  // namespace perflint

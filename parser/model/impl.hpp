@@ -641,6 +641,9 @@ struct Model::Impl {
   // `args.dest` for a parameter `args` that the importing scripts bind to their parsed options.
   Value caller_option(TSNode function, std::string_view param, std::string_view dest) const;
   static Value option_default_value(const std::optional<OptionDefault>& d, const std::string& module_path);
+  // The value every call in the importing files passes for `param` of module-level `function`
+  // (ProjectContext::argument_values), or its default where they leave it out; unknown otherwise.
+  Value importers_argument(TSNode function, std::string_view param, int depth) const;
   // Module-level config trees (`_C = CN()` / `CfgNode()` / `ConfigDict()` / `EasyDict()` / `edict()`,
   // then `_C.TRAIN.SHUFFLE = True`): "_C.TRAIN.SHUFFLE" -> the value of its one module-level write, for
   // keys no function writes. Built on first use.

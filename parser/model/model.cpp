@@ -419,6 +419,9 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (!is(base, "identifier")) continue;
       auto p = std::find(f.params.begin(), f.params.end(), impl_->t(base));
       if (p != f.params.end()) s.iterated_params.push_back(static_cast<int>(p - f.params.begin()));
+      // `for epoch in ...: for x in loader:` in the function itself: iterated again every epoch.
+      if (p != f.params.end() && Impl::frames_have_loop(l.ctx))
+        s.repeated_params.push_back(static_cast<int>(p - f.params.begin()));
     }
     out.push_back(std::move(s));
   }

@@ -186,7 +186,11 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
         // from one place takes that call's argument (`_create_data_loader(path, bs, size,
         // args.n_cpu)`: YOLOv3's num_workers).
         if (!null(scope) && it == b.assigns.end())
-          if (const std::optional<Value> v = argument_value(scope, name, depth)) return *v;
+          if (const std::optional<Value> v = argument_value(scope, name, depth)) {
+            if (!v->known())
+              if (Value w = importers_argument(scope, name, depth); w.known()) return w;
+            return *v;
+          }
         return Value{};
       }
       if (it == b.assigns.end()) continue;
@@ -356,6 +360,41 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
       if (const std::string p = source.substr(0, source.size() - parse.size()); p.find('.') != std::string::npos)
         if (Value v = project_option(p, dest, true); v.known()) return v;
   return project_option(source, dest, false);
+}
+
+Value Model::Impl::importers_argument(TSNode function, std::string_view param, int depth) const {
+  // A parameter of a module-level function no call of this file runs, which every call in the files
+  // that import it binds to the same known value or leaves at its default (RepDistiller's
+  // `get_cifar100_dataloaders(..., num_workers=opt.num_workers)` with --num_workers 8 by default and
+  // `def get_cifar100_dataloaders(batch_size=128, num_workers=8)`: held-out round 24).
+  if (!project || null(function) || depth > 4 || !is(ts::parent(function), "module")) return Value{};
+  const size_t fi = function_index(function);
+  if (fi == SIZE_MAX || (fi < callers.size() && !callers[fi].empty())) return Value{};
+  const long index = call_position(functions[fi], param);
+  if (index < 0) return Value{};
+  const auto passed = project->argument_values(src.path(), functions[fi].name, param, static_cast<int>(index));
+  if (!passed) return Value{};
+  Value agreed;
+  bool first = true;
+  std::string where;
+  for (const auto& p : *passed) {
+    Value v;
+    if (!p) {
+      v = eval(parameter_default(fi, param), TSNode{}, depth + 1);
+    } else {
+      v = option_default_value(p, std::string());
+      if (where.empty()) where = std::filesystem::path(p->dest).filename().string() + ":" + std::to_string(p->line);
+    }
+    if (!v.known()) return Value{};
+    if (!first && !(v.kind == agreed.kind && v.b == agreed.b && v.i == agreed.i && v.f == agreed.f && v.s == agreed.s))
+      return Value{};
+    if (first) agreed = v;
+    first = false;
+  }
+  agreed.from_config = where.empty() ? "the default of `" + std::string(param) + "`, which no call of " + functions[fi].name + "() passes"
+                                     : "what every call of " + functions[fi].name + "() passes (" + where + ")";
+  agreed.from_imported_option = true;
+  return agreed;
 }
 
 Value Model::Impl::caller_option(TSNode function, std::string_view param, std::string_view dest) const {
