@@ -109,6 +109,9 @@ struct DataLoaderInfo {
   TSNode reiterated_by{};
 };
 
+// A known literal value as an OptionDefault's kind and value (Unknown otherwise).
+void set_default(OptionDefault& d, const Value& v);
+
 class Model {
  public:
   // Walks `root` once. `wanted_kinds` are node kinds whose nodes are kept (in document order)

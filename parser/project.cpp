@@ -122,15 +122,7 @@ std::vector<std::optional<OptionDefault>> call_arguments(const std::string& path
       out.emplace_back(std::nullopt);
       continue;
     }
-    const Value v = model.evaluate(passed);
-    switch (v.kind) {
-      case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
-      case Value::Kind::Bool: d.kind = OptionDefault::Kind::Bool; d.b = v.b; break;
-      case Value::Kind::Int: d.kind = OptionDefault::Kind::Int; d.i = v.i; break;
-      case Value::Kind::Float: d.kind = OptionDefault::Kind::Float; d.f = v.f; break;
-      case Value::Kind::String: d.kind = OptionDefault::Kind::String; d.s = v.s; break;
-      default: break;
-    }
+    set_default(d, model.evaluate(passed));
     d.dest = path;
     d.line = source->position(ts_node_start_byte(c.node)).line;
     out.emplace_back(d);

@@ -626,9 +626,6 @@ std::vector<SteppedResult> Model::stepped_results() const {
   return out;
 }
 
-namespace {
-
-// A known literal value as an OptionDefault's kind and value (Unknown otherwise).
 void set_default(OptionDefault& d, const Value& v) {
   switch (v.kind) {
     case Value::Kind::None: d.kind = OptionDefault::Kind::None; break;
@@ -639,8 +636,6 @@ void set_default(OptionDefault& d, const Value& v) {
     default: d.kind = OptionDefault::Kind::Unknown; break;
   }
 }
-
-}  // namespace
 
 std::vector<OptionDefault> Model::config_tree_defaults() const {
   std::vector<OptionDefault> out;
