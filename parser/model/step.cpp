@@ -535,6 +535,9 @@ void Model::Impl::find_steps() {
       const size_t f = function_index(l.ctx.function);
       if (f == SIZE_MAX || !callers[f].empty() || !is(ts::parent(functions[f].node), "module")) continue;
       const std::string& name = functions[f].name;
+      // The project's answer first: most modules have no importer (a script), and the scan below
+      // reads the whole file.
+      if (!project->importers_cannot_name(src.path(), name)) continue;
       bool named = false;
       for (size_t at = text.find(name); at != std::string_view::npos && !named; at = text.find(name, at + 1)) {
         const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
@@ -544,7 +547,7 @@ void Model::Impl::find_steps() {
         while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
         named = !(b > 0 && text[b - 1] == '.');  // `model.train()` is another name
       }
-      if (!named && project->importers_cannot_name(src.path(), name)) l.step = false;
+      if (!named) l.step = false;
     }
   for (auto& l : loops)
     if (l.step) {
