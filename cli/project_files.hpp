@@ -140,6 +140,7 @@ class FileProjectContext final : public ProjectContext {
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
   std::map<std::string, std::optional<std::vector<std::optional<OptionDefault>>>> argument_values_;  // argument_values
+  std::map<std::string, std::vector<CallArguments>> call_arguments_;  // importer + function -> its calls
   // `from solver import Solver` that no directory from the importer up to the root resolves: the
   // project's one module of that dotted name (`src/solver/solver.py`, on a PYTHONPATH a shell script
   // sets, or a sys.path entry an `_init_paths.py` adds), when exactly one candidate outside tests is

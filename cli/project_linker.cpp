@@ -13,6 +13,7 @@
 
 #include "cli/project_files.hpp"
 #include "cli/project_text.hpp"
+#include "parser/text_util.hpp"
 #include "util/io.hpp"
 
 namespace fs = std::filesystem;
@@ -34,6 +35,15 @@ struct ImportStatement {
   std::vector<std::string> names;
   std::vector<std::string> bound;  // the name each of `names` is bound to (`c as d` -> d)
 };
+
+// `from pkg.mod import ...` / `import pkg.mod` for a module whose file stem is `stem`.
+bool from_module(const ImportStatement& s, std::string_view stem) {
+  return !s.module.empty() && last_component(s.module) == stem;
+}
+// `from pkg import mod`: the module itself, as a name.
+bool names_module(const ImportStatement& s, std::string_view stem) {
+  return std::find(s.names.begin(), s.names.end(), stem) != s.names.end();
+}
 
 std::vector<ImportStatement> import_statements(std::string_view text) {
   std::vector<ImportStatement> out;
@@ -604,19 +614,25 @@ std::optional<std::vector<std::optional<OptionDefault>>> FileProjectContext::arg
   const std::string key = self.string() + "\n" + std::string(function) + "\n" + std::string(param);
   if (auto done = argument_values_.find(key); done != argument_values_.end()) return done->second;
   argument_values_[key] = std::nullopt;
+  const std::string stem = self.stem().string();
   std::vector<std::optional<OptionDefault>> all;
   for (const std::string& other : importers_naming(self.string(), function)) {
     if (test_file(relative_to(other, root))) continue;  // a test passes what it tests
     // Only files that import the name from this module (or the module itself) call this function.
-    bool imports_it = false;
-    for (const ImportStatement& s : import_statements(text_of(other))) {
-      const std::string_view last = std::string_view(s.module).substr(s.module.rfind('.') == std::string::npos ? 0 : s.module.rfind('.') + 1);
-      if (last == self.stem().string() || std::find(s.names.begin(), s.names.end(), self.stem().string()) != s.names.end())
-        imports_it = true;
+    const std::vector<ImportStatement> imports = import_statements(text_of(other));
+    if (std::none_of(imports.begin(), imports.end(),
+                     [&](const ImportStatement& s) { return from_module(s, stem) || names_module(s, stem); }))
+      return std::nullopt;  // through a re-export: not followed
+    // Each importer's calls of the function are parsed once, whichever parameter is asked.
+    const std::string calls_key = other + "\n" + std::string(function);
+    auto calls = call_arguments_.find(calls_key);
+    if (calls == call_arguments_.end())
+      calls = call_arguments_.emplace(calls_key, call_arguments(other, text_of(other), this, function)).first;
+    for (const CallArguments& c : calls->second) {
+      std::optional<OptionDefault> passed = c.passes(param, index);
+      if (passed) passed->dest = other, passed->line = c.line;
+      all.push_back(std::move(passed));
     }
-    if (!imports_it) return std::nullopt;  // through a re-export: not followed
-    auto more = call_arguments(other, text_of(other), this, function, param, index);
-    all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
   if (all.empty()) return std::nullopt;
   return argument_values_[key] = all;
@@ -632,17 +648,14 @@ bool FileProjectContext::importers_cannot_name(const std::string& file, std::str
   if (!g.usable) return false;
   const std::vector<std::string>& importers = importers_of(g, self.string());
   if (importers.empty()) return false;
-  const auto last = [](std::string_view m) { return m.substr(m.rfind('.') + 1); };
   for (const std::string& other : importers) {
     // The statements of the importer that name this module (by its last component: the graph has
     // resolved that one of them is this file); none recognised (a re-export through a package):
     // not known.
     bool seen = false;
     for (const ImportStatement& s : import_statements(text_of(other))) {
-      const bool from_it = !s.module.empty() && last(s.module) == stem;
-      const bool module_object = std::find(s.names.begin(), s.names.end(), stem) != s.names.end();
-      if (module_object) return false;  // `from layers import utils`: utils.train is reachable
-      if (!from_it) continue;
+      if (names_module(s, stem)) return false;  // `from layers import utils`: utils.train is reachable
+      if (!from_module(s, stem)) continue;
       seen = true;
       if (s.names.empty()) return false;  // `import layers.utils`
       for (const std::string& n : s.names)

@@ -97,35 +97,36 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   return m;
 }
 
-std::vector<std::optional<OptionDefault>> call_arguments(const std::string& path, const std::string& text,
-                                                         ProjectContext* project, std::string_view function,
-                                                         std::string_view param, int index) {
-  std::vector<std::optional<OptionDefault>> out;
+std::optional<OptionDefault> CallArguments::passes(std::string_view param, int index) const {
+  if (opaque) return OptionDefault{};
+  for (const auto& [name, value] : keywords)
+    if (name == param) return value;
+  if (index >= 0 && static_cast<size_t>(index) < positional.size()) return positional[static_cast<size_t>(index)];
+  return std::nullopt;
+}
+
+std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
+                                          std::string_view function) {
+  std::vector<CallArguments> out;
   auto source = SourceFile::from_bytes(path, text);
   if (!source) return out;
   static thread_local ts::Parser parser;
   ts::Tree tree = parser.parse(source->text());
   if (!tree) return out;
   Model model(*source, tree.root(), {}, project);
-  const auto last = [](std::string_view d) { return d.substr(d.rfind('.') == std::string_view::npos ? 0 : d.rfind('.') + 1); };
-  for (const CallInfo& c : model.calls()) {
-    if (last(model.text(c.function)) != function) continue;
+  const auto value = [&](TSNode e) {
     OptionDefault d;
-    if (c.star_args || c.unresolved_kwargs) {
-      out.emplace_back(d);
-      continue;
-    }
-    TSNode passed{};
-    if (const Argument* a = c.keyword(param)) passed = a->value;
-    else if (index >= 0 && static_cast<int>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
-    if (ts_node_is_null(passed)) {
-      out.emplace_back(std::nullopt);
-      continue;
-    }
-    set_default(d, model.evaluate(passed));
-    d.dest = path;
-    d.line = source->position(ts_node_start_byte(c.node)).line;
-    out.emplace_back(d);
+    set_default(d, model.evaluate(e));
+    return d;
+  };
+  for (const CallInfo& c : model.calls()) {
+    if (last_component(model.text(c.function)) != function) continue;
+    CallArguments& a = out.emplace_back();
+    a.line = source->position(ts_node_start_byte(c.node)).line;
+    a.opaque = c.star_args || c.unresolved_kwargs;
+    if (a.opaque) continue;
+    for (TSNode p : c.positional) a.positional.push_back(value(p));
+    for (const Argument& k : c.keywords) a.keywords.emplace_back(k.name, value(k.value));
   }
   return out;
 }

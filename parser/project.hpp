@@ -424,12 +424,21 @@ class ProjectContext {
 ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project = nullptr,
                                bool with_calls = false);
 
-// What the calls of a function named `function` (by the last component of the name they call) in
-// source `text` pass for its parameter `param` (at positional `index`, -1: keyword only), one entry
-// per call: nullopt where the call leaves it out (the default), Kind::Unknown where the value is not
-// known (or the call unpacks *args / **kwargs); `dest` holds `path` and `line` the call's line.
-std::vector<std::optional<OptionDefault>> call_arguments(const std::string& path, const std::string& text,
-                                                         ProjectContext* project, std::string_view function,
-                                                         std::string_view param, int index);
+// One call of a function and what it passes, each argument's value as far as it is known
+// (OptionDefault::Kind::Unknown otherwise).
+struct CallArguments {
+  uint32_t line = 0;
+  bool opaque = false;  // unpacks *args or an unknown **kwargs: what it passes is not known
+  std::vector<OptionDefault> positional;
+  std::vector<std::pair<std::string, OptionDefault>> keywords;
+  // What it passes for parameter `param` at positional `index` (-1: keyword only): nullopt where it
+  // leaves it out (the default), Kind::Unknown where that is not known.
+  std::optional<OptionDefault> passes(std::string_view param, int index) const;
+};
+
+// The calls of a function named `function` (by the last component of the name they call) in source
+// `text`, parsed once for all the parameters asked about.
+std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
+                                          std::string_view function);
 
 }  // namespace perflint

@@ -644,6 +644,8 @@ struct Model::Impl {
   // The value every call in the importing files passes for `param` of module-level `function`
   // (ProjectContext::argument_values), or its default where they leave it out; unknown otherwise.
   Value importers_argument(TSNode function, std::string_view param, int depth) const;
+  // Two known values of the same kind and content.
+  static bool same_value(const Value& l, const Value& r);
   // Module-level config trees (`_C = CN()` / `CfgNode()` / `ConfigDict()` / `EasyDict()` / `edict()`,
   // then `_C.TRAIN.SHUFFLE = True`): "_C.TRAIN.SHUFFLE" -> the value of its one module-level write, for
   // keys no function writes. Built on first use.
@@ -792,8 +794,9 @@ struct Model::Impl {
   std::string kwargs_key(size_t fi, TSNode name, TSNode before) const;
   // No call that runs `fi` with a step count passes `param` (and some such call is known).
   bool never_passed_by_steps(size_t fi, std::string_view param, bool keyword_only) const;
-  // A call inside `expr` moves a tensor to a device (`x.to(device)`, `x.cuda()`).
-  bool device_copy_in(TSNode expr) const;
+  // A call that starts in [lo, hi), or inside `expr`, moves a tensor to a device (`x.to(device)`).
+  bool device_copy_between(uint32_t lo, uint32_t hi) const;
+  bool device_copy_in(TSNode expr) const { return device_copy_between(ts_node_start_byte(expr), ts_node_end_byte(expr)); }
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
   // The truth of parameter `param` of the __init__ `init_node` as the class is built in this file

@@ -516,6 +516,24 @@ std::vector<FunctionSummary> Model::function_summaries() const {
   return out;
 }
 
+namespace {
+
+// Where `name` sits in an assignment's target: -1 for the target itself (`name = ...`,
+// `self.name = ...` spelled in full), k for the k-th name of an unpacking (`a, name = ...`), -2 when
+// it is not there.
+int position_in_target(TSNode target, std::string_view name, std::string_view text) {
+  if ((is(target, "identifier") || is(target, "attribute")) && ts::text(target, text) == name) return -1;
+  int index = -2;
+  if (is(target, "pattern_list") || is(target, "tuple_pattern")) {
+    const auto names = ts::named_children(target);
+    for (size_t k = 0; k < names.size(); ++k)
+      if (is(names[k], "identifier") && ts::text(names[k], text) == name) index = static_cast<int>(k);
+  }
+  return index;
+}
+
+}  // namespace
+
 std::vector<SteppedResult> Model::stepped_results() const {
   std::vector<SteppedResult> out;
   // `data = load_data(...)` handed to a class of another file whose training step iterates that
@@ -562,17 +580,8 @@ std::vector<SteppedResult> Model::stepped_results() const {
         for (size_t ai : sites) {
           const auto& a = impl_->all_assigns[ai];
           if (!is(a.value, "call")) continue;
-          int index = -1;
-          if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
-            if (cls) continue;
-            index = -2;
-            const auto names = ts::named_children(a.target);
-            for (size_t k = 0; k < names.size(); ++k)
-              if (is(names[k], "identifier") && impl_->t(names[k]) == impl_->t(arg)) index = static_cast<int>(k);
-            if (index < 0) continue;
-          } else if (!is(a.target, "identifier")) {
-            continue;
-          }
+          const int index = position_in_target(a.target, impl_->t(arg), impl_->text);
+          if (index == -2 || (cls && index >= 0)) continue;
           // `pkg.image_datasets.load_data`: the module is the file's stem, as step_importer asks.
           const std::string q = impl_->qualname_of(field(a.value, "function"));
           if (const auto sf = stem_function(q))
@@ -590,13 +599,7 @@ std::vector<SteppedResult> Model::stepped_results() const {
     const std::string_view name = impl_->t(base);
     for (const auto& a : impl_->all_assigns) {
       if (!is(a.value, "call")) continue;
-      int index = -2;
-      if ((is(a.target, "identifier") || is(a.target, "attribute")) && impl_->t(a.target) == name) index = -1;
-      else if (is(a.target, "pattern_list") || is(a.target, "tuple_pattern")) {
-        auto names = ts::named_children(a.target);
-        for (size_t k = 0; k < names.size(); ++k)
-          if (is(names[k], "identifier") && impl_->t(names[k]) == name) index = static_cast<int>(k);
-      }
+      const int index = position_in_target(a.target, name, impl_->text);
       if (index == -2) continue;
       const TSNode callee = field(a.value, "function");
       const std::string q = impl_->qualname_of(callee);

@@ -540,8 +540,9 @@ void Model::Impl::find_steps() {
       if (!project->importers_cannot_name(src.path(), name)) continue;
       bool named = false;
       for (size_t at = text.find(name); at != std::string_view::npos && !named; at = text.find(name, at + 1)) {
-        const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
-        if ((at > 0 && word(text[at - 1])) || (at + name.size() < text.size() && word(text[at + name.size()]))) continue;
+        if ((at > 0 && is_ascii_name_byte(text[at - 1])) ||
+            (at + name.size() < text.size() && is_ascii_name_byte(text[at + name.size()])))
+          continue;
         if (at == ts_node_start_byte(field(functions[f].node, "name"))) continue;  // its def
         size_t b = at;
         while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
@@ -1293,22 +1294,19 @@ bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) cons
     // Nothing moved to a device in the loop before the call: a step that copies its batch first
     // (`batch = tuple(t.to(device) for t in batch)`, then `model(*batch)`: BERT-NER) hands over device
     // tensors under the batch's names.
-    const uint32_t lo = ts_node_start_byte(loops[static_cast<size_t>(li)].node), hi = ts_node_start_byte(c.node);
-    auto m = std::lower_bound(calls.begin(), calls.end(), lo,
-                              [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
-    for (; m != calls.end() && ts_node_start_byte(m->node) < hi; ++m)
-      if (moves_to_device(*m)) return false;
     // Nor in the argument itself: `self.step(x.to(self.device))` hands over the device copy
     // (ddpm-torch's Trainer, held-out round 23).
-    if (device_copy_in(arg)) return false;
+    if (device_copy_between(ts_node_start_byte(loops[static_cast<size_t>(li)].node), ts_node_start_byte(c.node)) ||
+        device_copy_in(arg))
+      return false;
   }
   return any;
 }
 
-bool Model::Impl::device_copy_in(TSNode expr) const {
-  auto m = std::lower_bound(calls.begin(), calls.end(), ts_node_start_byte(expr),
+bool Model::Impl::device_copy_between(uint32_t lo, uint32_t hi) const {
+  auto m = std::lower_bound(calls.begin(), calls.end(), lo,
                             [](const CallInfo& x, uint32_t at) { return ts_node_start_byte(x.node) < at; });
-  for (; m != calls.end() && ts_node_start_byte(m->node) < ts_node_end_byte(expr); ++m)
+  for (; m != calls.end() && ts_node_start_byte(m->node) < hi; ++m)
     if (moves_to_device(*m)) return true;
   return false;
 }

@@ -53,6 +53,18 @@ Value as_int(Value v) {
 
 }  // namespace
 
+bool Model::Impl::same_value(const Value& l, const Value& r) {
+  if (!l.known() || l.kind != r.kind) return false;
+  switch (l.kind) {
+    case Value::Kind::String: return l.s == r.s;
+    case Value::Kind::Int: return l.i == r.i;
+    case Value::Kind::Bool: return l.b == r.b;
+    case Value::Kind::Float: return l.f == r.f;
+    case Value::Kind::None: return true;
+    default: return false;
+  }
+}
+
 std::optional<std::pair<TSNode, TSNode>> Model::Impl::single_call_argument(TSNode function, std::string_view name) const {
   const size_t fi = function_index(function);
   if (fi == SIZE_MAX) return std::nullopt;
@@ -161,14 +173,7 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     const Value l = eval(ts_node_named_child(n, 0), function, depth + 1);
     const Value r = eval(ts_node_named_child(n, 1), function, depth + 1);
     if (!l.known() || !r.known() || l.kind != r.kind || l.kind == Value::Kind::Float) return Value{};
-    bool equal = false;
-    switch (l.kind) {
-      case Value::Kind::String: equal = l.s == r.s; break;
-      case Value::Kind::Int: equal = l.i == r.i; break;
-      case Value::Kind::Bool: equal = l.b == r.b; break;
-      case Value::Kind::None: equal = true; break;
-      default: return Value{};
-    }
+    const bool equal = same_value(l, r);
     Value out = l.from_option || !l.from_config.empty() ? l : r;
     out.kind = Value::Kind::Bool;
     out.b = (op == "==") == equal;
@@ -385,9 +390,7 @@ Value Model::Impl::importers_argument(TSNode function, std::string_view param, i
       v = option_default_value(p, std::string());
       if (where.empty()) where = std::filesystem::path(p->dest).filename().string() + ":" + std::to_string(p->line);
     }
-    if (!v.known()) return Value{};
-    if (!first && !(v.kind == agreed.kind && v.b == agreed.b && v.i == agreed.i && v.f == agreed.f && v.s == agreed.s))
-      return Value{};
+    if (!v.known() || (!first && !same_value(v, agreed))) return Value{};
     if (first) agreed = v;
     first = false;
   }
