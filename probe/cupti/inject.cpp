@@ -1,14 +1,14 @@
 // libperflint_cupti.so: loaded by the CUDA driver through CUDA_INJECTION64_PATH (InitializeInjection).
-// Collects kernel, memcpy, memset, synchronization and runtime-launch activity with CUPTI, buckets
-// it per step (marks come from the shim through perflint_cupti_mark_step), and writes the per-step
-// figures as JSON to $PERFLINT_CUPTI_OUT on flush/exit. Forked DataLoader workers never write.
+// Collects kernel, memcpy, memset and synchronization activity with CUPTI, counts kernel launches
+// with a runtime-API callback on the launch calls alone, buckets both per step (marks come from the
+// shim through perflint_cupti_mark_step), and writes the per-step figures as JSON to $PERFLINT_CUPTI_OUT on flush/exit. Forked DataLoader workers never write.
 // When CUPTI cannot be initialised (another profiler holds it), the output says why and the probe
 // goes on with the shim's evidence.
 //
-// Status: run on an H200 (docs/probe-validation.md, 2026-11-26): it loaded, traced and unloaded
-// cleanly, but its per-step figures needed the GPU-timeline marks added after that run, which no GPU
-// has run yet; so the runner still loads it only when PERFLINT_CUPTI=1.
+// Status: runs on H100s and H200s (docs/probe-validation.md). Its activity tracing costs launch-bound
+// steps 50-90% (2026-11-27), so the runner loads it only when PERFLINT_CUPTI=1.
 #include <cupti.h>
+#include <cupti_version.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,6 +30,8 @@ Aggregator* g_agg = nullptr;  // leaked on purpose: used from atexit and CUPTI's
 pid_t g_pid = 0;
 std::string g_status = "ok";
 std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_tracing{false};  // perflint_cupti_enable: the launch callback records only while on
+CUpti_SubscriberHandle g_subscriber = nullptr;
 constexpr size_t kBufferSize = 8u << 20;
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -78,13 +80,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
           g_agg->add(perflint::cupti::SyncRecord{y->start, y->end});
         break;
       }
-      case CUPTI_ACTIVITY_KIND_RUNTIME: {
-        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-        if (a->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-            a->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060)
-          g_agg->add(perflint::cupti::LaunchRecord{a->start, a->end});
-        break;
-      }
       default:
         break;
     }
@@ -92,9 +87,39 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::free(buffer);
 }
 
+// Launches are not an activity kind here: CUPTI_ACTIVITY_KIND_RUNTIME records every runtime API call
+// (PyTorch makes several per kernel). A callback enabled on the launch calls alone records one
+// timestamp per launch; on an H100 both counted the same launches at the same overhead (2026-11-27).
 const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                     CUPTI_ACTIVITY_KIND_RUNTIME};
+                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+const CUpti_CallbackId kLaunchCallbacks[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+#if CUPTI_API_VERSION >= 130000  // CUDA 13: nvcc's <<<>>> stubs launch through __cudaLaunchKernel
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+#endif
+};
+
+// A kernel launch on the host (API entry), while tracing is on.
+void CUPTIAPI on_launch(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
+  if (!g_tracing.load(std::memory_order_relaxed)) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_ENTER) return;
+  uint64_t ts = 0;
+  if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS) return;
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_agg) g_agg->add(perflint::cupti::LaunchRecord{ts, ts});
+}
+
+// Subscribes on_launch to the launch calls; false when CUPTI refuses (another subscriber holds it,
+// or none of the calls is known to this CUPTI).
+bool subscribe_launches() {
+  if (cuptiSubscribe(&g_subscriber, on_launch, nullptr) != CUPTI_SUCCESS) return false;
+  bool any = false;
+  for (CUpti_CallbackId id : kLaunchCallbacks)
+    any |= cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id) == CUPTI_SUCCESS;
+  return any;
+}
 
 void write_output() {
   const char* out = std::getenv("PERFLINT_CUPTI_OUT");
@@ -126,7 +151,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
   } else {
     for (CUpti_ActivityKind k : kKinds)
       if (cuptiActivityEnable(k) != CUPTI_SUCCESS) g_status = "partial: an activity kind could not be enabled";
+    if (!subscribe_launches()) g_status = "partial: kernel launches could not be counted";
     g_enabled = true;
+    g_tracing = true;
   }
   std::atexit(write_output);
   return 1;
@@ -157,6 +184,7 @@ __attribute__((visibility("default"))) void perflint_cupti_set_device_marks(cons
 __attribute__((visibility("default"))) void perflint_cupti_enable(int on) {
   if (!g_enabled) return;
   for (CUpti_ActivityKind k : kKinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+  g_tracing = on != 0;
 }
 
 // Writes the output now (the shim calls it before it writes its evidence and exits).
