@@ -119,11 +119,41 @@ class StepSignalsTest(unittest.TestCase):
 
         code, ev, log = probe("compute_bound.py", steps=2, warmup=1)
         self.assertEqual(code, 0, log)
-        # 24 Linear(256, 256) and one Linear(256, 10) on batches of 64, three steps in all.
-        self.assertEqual(ev["gemm_shapes"][0], {"m": 64, "n": 256, "k": 256, "calls": 24 * 3})
-        self.assertEqual(ev["gemm_shapes"][1], {"m": 64, "n": 10, "k": 256, "calls": 3})
+        # 24 Linear(256, 256) and one Linear(256, 10) on batches of 64, counted over the first two
+        # steps: after them only the outermost module (the Sequential) is hooked.
+        self.assertEqual(ev["gemm_shapes"][0], {"m": 64, "n": 256, "k": 256, "calls": 24 * 2})
+        self.assertEqual(ev["gemm_shapes"][1], {"m": 64, "n": 10, "k": 256, "calls": 2})
         if not hasattr(torch, "compile"):
             self.assertTrue(all(s["compiles"] is None for s in ev["steps"]))
+
+
+@unittest.skipUnless(HAS_TORCH, "no torch for %s (Debian: apt-get install python3-torch)" % PYTHON)
+class ForwardHooksTest(unittest.TestCase):
+    """The global module hooks narrow to the outermost modules at the end of warm-up, unless that
+    would lose autocast entered inside a forward."""
+
+    def test_hooks_narrow_to_the_outermost_module_and_the_forward_phase_is_still_timed(self):
+        code, ev, log = probe("compute_bound.py", steps=4, warmup=3)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["forward_hooks"], "outermost: 1 module")
+        steps = measured(ev)
+        self.assertEqual(len(steps), 4)
+        # 25 Linear layers of 64x256x256: the forward phase is a real share of every measured step.
+        self.assertTrue(all(s["phases"]["forward_ms"] > 0.05 * s["wall_ms"] for s in steps), steps)
+        self.assertEqual(ev["gemm_shapes"][0]["calls"], 24 * 3)  # the three warm-up steps only
+
+    def test_autocast_entered_inside_forward_keeps_the_global_hooks(self):
+        code, ev, log = probe("autocast_inside.py", steps=3, warmup=2)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["forward_hooks"], "global: autocast entered inside a module's forward")
+        self.assertTrue(all(s["autocast"] for s in ev["steps"]), ev["steps"])
+
+    def test_autocast_around_the_model_call_is_seen_by_the_outermost_hooks(self):
+        code, ev, log = probe("autocast_inside.py", "--autocast-outside", steps=3, warmup=2)
+        self.assertEqual(code, 0, log)
+        self.assertEqual(ev["forward_hooks"], "outermost: 1 module")
+        self.assertTrue(all(s["autocast"] for s in measured(ev)), ev["steps"])
+        self.assertTrue(all(s["phases"]["forward_ms"] > 0 for s in measured(ev)), ev["steps"])
 
 
 if __name__ == "__main__":

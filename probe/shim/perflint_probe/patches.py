@@ -185,47 +185,11 @@ def install(probe):
             setattr(cp, name, _timed_checkpoint(orig, probe))
 
     # ---- forward: autocast seen, nn.Linear shapes, the forward phase (outermost module call) -----
-    # One pre-hook and one post-hook for every module call: they run for each of the model's modules
-    # every step, so a host-bound step of many small modules pays for each hook call.
+    # One pre-hook and one post-hook for every module call while the first steps run; then, when those
+    # steps have shown everything the hooks must see, only on the outermost modules (ForwardHooks).
     module_mod = torch.nn.modules.module
     if hasattr(module_mod, "register_module_forward_pre_hook") and hasattr(module_mod, "register_module_forward_hook"):
-        cpu_autocast = getattr(torch, "is_autocast_cpu_enabled", lambda: False)
-        autocast_enabled = torch.is_autocast_enabled
-        linear = torch.nn.Linear
-        shapes = probe.gemm_shapes
-
-        def forward_enter(module, inputs):
-            # Inside torch.compile's tracing, touching the probe's objects would make Dynamo guard
-            # on them (a new StepCounters every step: a recompile every step). Checked first.
-            if compiling(torch):
-                return
-            c = probe.current
-            if not c.autocast and (autocast_enabled() or cpu_autocast()):
-                c.autocast = True
-            ph = c.phases
-            if ph.forward_depth == 0 and not ph.in_backward:
-                _gpu_start(probe, "forward")
-            ph.forward_enter()
-            # The GEMM shapes the model runs (nn.Linear: (M x K) @ (K x N)), for `perflint calibrate
-            # --gemm` and the estimates; other matmuls are not seen.
-            if type(module) is linear or isinstance(module, linear):
-                try:
-                    x = inputs[0]
-                    k = int(x.shape[-1])
-                    key = (x.numel() // k if k else 0, int(module.out_features), k)
-                except Exception:
-                    return
-                shapes[key] = shapes.get(key, 0) + 1
-
-        def forward_exit(module, inputs, output):
-            if not compiling(torch):
-                ph = probe.current.phases
-                ph.forward_exit()
-                if ph.forward_depth == 0 and not ph.in_backward:
-                    _gpu_stop(probe, "forward")
-
-        module_mod.register_module_forward_pre_hook(forward_enter)
-        module_mod.register_module_forward_hook(forward_exit)
+        probe.forward_hooks = ForwardHooks(probe, torch)
 
     for name in ("to", "cuda"):
         orig = getattr(torch.Tensor, name, None)
@@ -370,14 +334,121 @@ _is_compiling = []  # the check, once found (called for every module call: looke
 def compiling(torch):
     """True while TorchDynamo traces (torch.compile); False on torch 1.x."""
     if _is_compiling:
-        return bool(_is_compiling[0]())
+        return _is_compiling[0]()
     check = getattr(getattr(torch, "compiler", None), "is_compiling", None)
     if check is None:  # torch 2.0-2.2: Dynamo's own, once torch._dynamo is imported; torch 1.x: none
         check = getattr(sys.modules.get("torch._dynamo"), "is_compiling", None)
     if check is None:
+        if not hasattr(torch, "compile"):  # torch 1.x: nothing ever compiles
+            _is_compiling.append(_never)
         return False
     _is_compiling.append(check)
     return bool(check())
+
+
+def _never():
+    return False
+
+
+class ForwardHooks:
+    """The forward phase (the outermost module call of a step), autocast seen in a step, and the
+    nn.Linear GEMM shapes. Global module hooks see every module call, but a host-bound step of many
+    small modules pays for each call (a 0.4 ms step of 17 modules ran 50% slower under the probe).
+    So the global hooks run only until `narrow()`: at the end of warm-up, when the steps so far have
+    found their outermost modules and no autocast entered below them, hooks on those modules alone
+    take over and the others run on torch's fast path. The global hooks stay when narrowing would
+    lose something: autocast first entered inside a model's forward, torch.compile in use (removing
+    global hooks would invalidate Dynamo's guards: a recompile in the measured steps), or no module
+    call seen at all."""
+
+    def __init__(self, probe, torch):
+        self.probe = probe
+        self.torch = torch
+        module_mod = torch.nn.modules.module
+        self.cpu_autocast = getattr(torch, "is_autocast_cpu_enabled", lambda: False)
+        self.autocast_enabled = torch.is_autocast_enabled
+        self.linear = torch.nn.Linear
+        self.roots = {}  # id -> module: modules called at depth 0, outside backward, while global
+        self.inner_autocast = False  # autocast first seen below the outermost module in some step
+        self.narrowed = None  # None: not tried; else what narrow() did, for the evidence
+        self.handles = [module_mod.register_module_forward_pre_hook(self.enter),
+                        module_mod.register_module_forward_hook(self.exit)]
+
+    def enter(self, module, inputs):
+        # Inside torch.compile's tracing, touching the probe's objects would make Dynamo guard on
+        # them (a new StepCounters every step: a recompile every step). Checked first.
+        torch = self.torch
+        if compiling(torch):
+            return
+        probe = self.probe
+        c = probe.current
+        ph = c.phases
+        outermost = ph.forward_depth == 0 and not ph.in_backward
+        if not c.autocast and (self.autocast_enabled() or self.cpu_autocast()):
+            c.autocast = True
+            if not outermost and not ph.in_backward:
+                self.inner_autocast = True
+        if outermost:
+            self.roots[id(module)] = module
+            _gpu_start(probe, "forward")
+        ph.forward_enter()
+        # The GEMM shapes the model runs (nn.Linear: (M x K) @ (K x N)), for `perflint calibrate
+        # --gemm` and the estimates (ranked by work: the first steps rank them as well as all).
+        linear = self.linear
+        if type(module) is linear or isinstance(module, linear):
+            try:
+                x = inputs[0]
+                k = int(x.shape[-1])
+                key = (x.numel() // k if k else 0, int(module.out_features), k)
+            except Exception:
+                return
+            shapes = probe.gemm_shapes
+            shapes[key] = shapes.get(key, 0) + 1
+
+    def exit(self, module, inputs, output):
+        if not compiling(self.torch):
+            ph = self.probe.current.phases
+            ph.forward_exit()
+            if ph.forward_depth == 0 and not ph.in_backward:
+                _gpu_stop(self.probe, "forward")
+
+    def root_enter(self, module, inputs):
+        probe = self.probe
+        c = probe.current
+        ph = c.phases
+        if not c.autocast and (self.autocast_enabled() or self.cpu_autocast()):
+            c.autocast = True
+        if ph.forward_depth == 0 and not ph.in_backward:
+            _gpu_start(probe, "forward")
+        ph.forward_enter()
+
+    def narrow(self, compiled):
+        """Called once, at a step boundary: swap the global hooks for hooks on the outermost modules
+        when that loses nothing (see the class). Returns what was done, for the evidence."""
+        if self.narrowed is not None:
+            return self.narrowed
+        if compiled:
+            self.narrowed = "global: torch.compile in use"
+        elif self.inner_autocast:
+            self.narrowed = "global: autocast entered inside a module's forward"
+        elif not self.roots:
+            self.narrowed = "global: no module call seen yet"
+        else:
+            try:
+                handles = []
+                for module in self.roots.values():
+                    handles.append(module.register_forward_pre_hook(self.root_enter))
+                    handles.append(module.register_forward_hook(self.exit))
+            except Exception:
+                for h in handles:
+                    h.remove()
+                self.narrowed = "global: a module refused a hook"
+                return self.narrowed
+            for h in self.handles:
+                h.remove()
+            self.handles = handles
+            self.narrowed = "outermost: %d module%s" % (len(self.roots), "" if len(self.roots) == 1 else "s")
+        return self.narrowed
 
 
 def _wrap_step(cls, probe):

@@ -97,7 +97,8 @@ class Probe:
         self.fixes = list(apply)  # --apply: run-time fixes (fixes.py), installed after the patches
         self.fix_context = None
         self.sync_debug = None  # patches.SyncDebug once torch.cuda.set_sync_debug_mode("warn") is on
-        self.gemm_shapes = {}  # (m, n, k) of nn.Linear forwards -> calls, all steps
+        self.gemm_shapes = {}  # (m, n, k) of nn.Linear forwards -> calls, while the global hooks run
+        self.forward_hooks = None  # patches.ForwardHooks, when this torch has global module hooks
         # CUDA: phases also timed with CUDA events (phases.EventPhases), created once CUDA is in use
         # and resolved at later boundaries without a sync; step index -> {phase: ms}.
         self.gpu_events = None
@@ -326,6 +327,8 @@ class Probe:
         if self.fix_context is not None:
             self.fix_context.reassert()  # after the snapshot: the flags show what the step ran with
         self._progress(len(self.records))
+        if self.forward_hooks is not None and len(self.records) >= max(2, self.warmup):
+            self.forward_hooks.narrow(compiled=bool(self.compile_count()))
         if len(self.records) >= self.warmup + self.steps:
             self.exit = {"reason": "steps_reached", "code": 0}
             self._settle_gpu()
@@ -502,6 +505,7 @@ class Probe:
             "applied": fixes.report(self.fixes),
             "sync_debug": bool(self.sync_debug),
             "gemm_shapes": self.top_gemm_shapes(),
+            "forward_hooks": self.forward_hooks.narrowed if self.forward_hooks is not None else None,
             "exit": self.exit,
         }
 
