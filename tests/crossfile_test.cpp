@@ -893,4 +893,22 @@ TEST(CrossFile, AnUnpackedLoaderHandedToAnotherFilesStepFunctionFeedsItsStep) {
   check_project(kDir.parent_path() / "crossfile_loader_to_step_function", 5);
 }
 
+TEST(CrossFile, LoadersHandedToATrainersMethodsAndConstructorFeedItsStep) {
+  // tests/fixtures/crossfile_trainer_methods/ (S3Rec, held-out round 25): run_pretrain.py hands its
+  // loader to an instance's `pretrain()` method, whose step loop iterates it; run_finetune.py hands
+  // its loaders to a subclass's constructor, which passes them to the base's through super().__init__,
+  // which stores them; the base's train() runs the subclass's iteration() override on the train
+  // loader. PFL102 on both train loaders; trainers.py chooses the device and runs the steps in fp32
+  // (PFL401, PFL402). Trap: the evaluation loader (valid() runs the override with train=False).
+  check_project(kDir.parent_path() / "crossfile_trainer_methods", 3);
+}
+
+TEST(CrossFile, ALoaderIteratedThroughAWrapperBoundInTheStepFunctionIsLinkedToIt) {
+  // tests/fixtures/crossfile_periodic_probe/ (pytorch-simclr, held-out round 25): main.py's module-level
+  // loader is iterated through `t = tqdm(enumerate(trainloader), ...)` bound in train(), which the
+  // epoch loop calls: PFL105. Before, that loader was only linked when it was the file's one loader
+  // beside one step loop, and another file's L-BFGS loop run every few epochs broke the guess.
+  check_project(kDir.parent_path() / "crossfile_periodic_probe", 3);
+}
+
 }  // namespace perflint

@@ -457,13 +457,33 @@ void Model::Impl::collect_loaders() {
       for (size_t d = 0; d < loaders.size() && found < 0; ++d)
         if (loaders[d].call && ts::same(loaders[d].call->node, base)) found = static_cast<int>(d);
     const bool in_header = found >= 0;
-    for (size_t d = 0; d < loaders.size() && !in_header; ++d) {
-      if (!loader_named(loaders[d], base_text)) continue;
-      const Context& built = call_ctx[static_cast<size_t>(loaders[d].call - calls.data())];
-      if (found < 0) found = static_cast<int>(d);
-      if (ts::same(built.function, l.ctx.function)) {
-        found = static_cast<int>(d);
-        break;
+    const auto by_name = [&] {
+      for (size_t d = 0; d < loaders.size() && !in_header; ++d) {
+        if (!loader_named(loaders[d], base_text)) continue;
+        const Context& built = call_ctx[static_cast<size_t>(loaders[d].call - calls.data())];
+        if (found < 0) found = static_cast<int>(d);
+        if (ts::same(built.function, l.ctx.function)) {
+          found = static_cast<int>(d);
+          break;
+        }
+      }
+    };
+    by_name();
+    // A local name bound once to a wrapper of the loader (`t = tqdm(enumerate(trainloader), ...)`,
+    // then `for batch_idx, (inputs, _, _) in t:`: pytorch-simclr, held-out round 25).
+    if (found < 0 && !in_header && is(base, "identifier") && !null(l.ctx.function)) {
+      const TSNode source = loop_source(l);
+      if (!null(source) && !ts::same(source, base)) {
+        const auto bound = bindings().assigns.find(scope_key(l.ctx.function, base_text));
+        if (bound != bindings().assigns.end() && bound->second.size() == 1 &&
+            is(all_assigns[bound->second.front()].value, "call")) {
+          bool wrapped_enumerate = false;
+          iterable_base(all_assigns[bound->second.front()].value, &wrapped_enumerate);
+          enumerated = enumerated || wrapped_enumerate;
+        }
+        base = source;
+        base_text = std::string(t(base));
+        by_name();
       }
     }
     // A parameter of the enclosing function: follow its call sites one level.

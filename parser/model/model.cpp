@@ -435,16 +435,40 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     twin.qualified = out[fi].name + ".__call__";
     out.push_back(std::move(twin));
   }
-  // `self.iteration(epoch, self.train_data)` binds an iterated parameter of a method of the class.
+  // The classes of this module that derive from `name`, directly or not (up to 5 levels), `name` first.
+  const auto with_subclasses = [&](const std::string& name) {
+    std::vector<std::string> family{name};
+    for (size_t k = 0; k < family.size() && k < 16; ++k)
+      for (const auto& [sub, node] : impl_->class_nodes) {
+        const TSNode supers = field(node, "superclasses");
+        if (null(supers) || std::find(family.begin(), family.end(), sub) != family.end()) continue;
+        for (TSNode base : ts::named_children(supers))
+          if (is(base, "identifier") && impl_->t(base) == family[k]) {
+            family.push_back(sub);
+            break;
+          }
+      }
+    return family;
+  };
+  // `self.iteration(epoch, self.train_data)` binds an iterated parameter of a method of the class, or
+  // of a subclass's override of it (S3Rec's Trainer.train runs FinetuneTrainer.iteration: held-out
+  // round 25). Not from an evaluation method, nor with `train=False`: that pass skips the step.
   for (size_t ci = 0; ci < impl_->calls.size(); ++ci) {
     const CallInfo& c = impl_->calls[ci];
     if (!is(c.function, "attribute") || !is(c.receiver, "identifier") || impl_->t(c.receiver) != "self") continue;
     const TSNode caller = impl_->call_ctx[ci].function;
     const TSNode cls = null(caller) ? TSNode{} : enclosing_class(caller);
-    if (null(cls)) continue;
-    const std::string method = std::string(impl_->t(field(cls, "name"))) + "." + std::string(c.method);
+    if (null(cls) || Impl::evaluation_name(impl_->t(field(caller, "name")))) continue;
+    if (std::any_of(c.keywords.begin(), c.keywords.end(), [&](const Argument& a) {
+          return is(a.value, "false") && (a.name == "train" || a.name == "training" || a.name == "is_train" ||
+                                          a.name == "is_training");
+        }))
+      continue;
+    std::vector<std::string> methods;
+    for (const std::string& k : with_subclasses(std::string(impl_->t(field(cls, "name")))))
+      methods.push_back(k + "." + std::string(c.method));
     for (const FunctionSummary& m : out) {
-      if (m.qualified != method) continue;
+      if (std::find(methods.begin(), methods.end(), m.qualified) == methods.end()) continue;
       for (int idx : m.iterated_params) {
         TSNode arg = c.arg(m.params[static_cast<size_t>(idx)], idx - 1);  // `self` is not passed
         if (is(arg, "attribute")) iterated_attribute.emplace(ts_node_start_byte(cls), impl_->t(arg));
@@ -479,6 +503,56 @@ std::vector<FunctionSummary> Model::function_summaries() const {
         }
       }
     }
+  // A constructor that hands a parameter on to its base's (`super().__init__(model, train_dataloader,
+  // ...)`, `super(Sub, self).__init__(...)`, `Base.__init__(self, ...)`), where the base stores it
+  // for its step: the subclass's parameter is iterated too (S3Rec's FinetuneTrainer: round 25).
+  for (int pass = 0; pass < 3; ++pass) {
+    bool changed = false;
+    for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+      const auto& f = impl_->functions[fi];
+      if (out[fi].name != "__init__") continue;
+      const TSNode cls = enclosing_class(f.node);
+      const TSNode supers = null(cls) ? TSNode{} : field(cls, "superclasses");
+      if (null(supers)) continue;
+      for (size_t ci : impl_->calls_in(fi)) {
+        const CallInfo& c = impl_->calls[ci];
+        if (c.method != "__init__" || !is(c.function, "attribute") || c.star_args) continue;
+        std::string base;
+        int shift = 1;  // `self` is not passed to super().__init__
+        if (is(c.receiver, "call") && impl_->t(field(c.receiver, "function")) == "super") {
+          for (TSNode b : ts::named_children(supers))
+            if (is(b, "identifier")) {
+              base = impl_->t(b);
+              break;
+            }
+        } else if (is(c.receiver, "identifier")) {
+          for (TSNode b : ts::named_children(supers))
+            if (is(b, "identifier") && impl_->t(b) == impl_->t(c.receiver)) base = impl_->t(b);
+          shift = 0;
+        }
+        if (base.empty()) continue;
+        const std::string base_init = base + ".__init__";
+        const auto b = std::find_if(out.begin(), out.end(), [&](const FunctionSummary& m) { return m.qualified == base_init; });
+        if (b == out.end()) continue;
+        const FunctionSummary from = *b;  // out may grow below: no reference into it
+        for (int idx : from.iterated_params) {
+          if (idx < 1 || static_cast<size_t>(idx) >= from.params.size()) continue;
+          const TSNode arg = c.arg(from.params[static_cast<size_t>(idx)], idx - shift);
+          if (!is(arg, "identifier")) continue;
+          const auto p = std::find(f.params.begin(), f.params.end(), impl_->t(arg));
+          if (p == f.params.end()) continue;
+          const int mine = static_cast<int>(p - f.params.begin());
+          auto& own_params = out[fi].iterated_params;
+          if (std::find(own_params.begin(), own_params.end(), mine) != own_params.end()) continue;
+          own_params.push_back(mine);
+          if (std::find(from.repeated_params.begin(), from.repeated_params.end(), idx) != from.repeated_params.end())
+            out[fi].repeated_params.push_back(mine);
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
   // A method a class inherits from a class of this module is its method too (XLM's `trainer =
   // SingleTrainer(...)`, then `trainer.mlm_step(...)`, defined in the base Trainer): summarised again
   // under the subclass's name, so that another file's call of it finds the step.

@@ -105,7 +105,9 @@ void Model::Impl::link_loader_consumers() {
   };
   for (size_t i = 0; i < calls.size(); ++i) {
     const CallInfo& c = calls[i];
-    if (c.qualname.empty()) continue;  // a class or function imported from the project
+    // A class or function imported from the project, or a method of an instance of such a class
+    // (`trainer.pretrain(epoch, loader)`, S3Rec: held-out round 25).
+    if (c.qualname.empty() && (!is(c.function, "attribute") || c.positional.size() + c.keywords.size() == 0)) continue;
     const TSNode scope = call_ctx[i].function;
     bool passes = false;
     for (TSNode a : c.positional) passes = passes || loader_text(a) || holds_loader(dict_of(a, scope));
@@ -121,8 +123,9 @@ void Model::Impl::link_loader_consumers() {
     const FunctionSummary* f = project->project_function(src.path(), target + ".__init__", &module);
     if (!f) {
       f = project->project_function(src.path(), target, &module);
-      shift = 0;
-      if (f && !f->has_step_loop) f = nullptr;
+      // A function's parameters are all passed; an instance's method is not passed `self`.
+      shift = f && c.qualname.empty() && !f->params.empty() && f->params.front() == "self" ? 1 : 0;
+      if (f && (!f->has_step_loop || (c.qualname.empty() && shift == 0))) f = nullptr;
     }
     if (!f || !module) continue;
     // (parameter index, the loader expression the call hands it): the argument itself, or the value
