@@ -911,4 +911,12 @@ TEST(CrossFile, ALoaderIteratedThroughAWrapperBoundInTheStepFunctionIsLinkedToIt
   check_project(kDir.parent_path() / "crossfile_periodic_probe", 3);
 }
 
+TEST(CrossFile, AnAttributeEveryConstructorCallSetsToTheCpuIsNoGpuCopyAndADisabledHelperDoesNotRun) {
+  // tests/fixtures/crossfile_cpu_loss_device/ (Speech-Backbones' DiffVC speaker encoder, held-out
+  // round 26): `.to(self.loss_device)` with `self.loss_device = loss_device` in the constructor, which
+  // both files that build the encoder pass `torch.device("cpu")`: no PFL204. sync() returns before
+  // its torch.cuda.synchronize: no PFL203. Trap: `.to(self.device)`, passed a CUDA device (PFL204).
+  check_project(kDir.parent_path() / "crossfile_cpu_loss_device", 4);
+}
+
 }  // namespace perflint

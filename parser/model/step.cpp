@@ -269,6 +269,12 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
     if (const std::string_view cls = instance_class(c.function); !cls.empty())
       if (auto m = class_methods.find(std::string(cls) + ".forward"); m != class_methods.end())
         if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
+  // Calling an instance of another class of the file runs its __call__ (`metric(logits, labels,
+  // loss)` with `metric = SFTMetric(...)`: MOSS's fine-tuning loop, held-out round 26).
+  if (out.empty() && method_names.count("__call__") && (is(c.function, "identifier") || is(c.function, "attribute")))
+    if (const std::string_view cls = object_class(c.function); !cls.empty())
+      if (auto m = class_methods.find(std::string(cls) + ".__call__"); m != class_methods.end())
+        if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
   return out;
 }
 
@@ -835,9 +841,17 @@ const Frame* Model::Impl::early_return_guard(size_t fi) const {
     return false;
   };
   for (TSNode st : ts::named_children(body)) {
-    if (is(st, "global_statement") || is(st, "nonlocal_statement") ||
+    if (is(st, "global_statement") || is(st, "nonlocal_statement") || is(st, "comment") ||
         (is(st, "expression_statement") && is(ts_node_named_child(st, 0), "string")))
       continue;
+    // `def sync(device): return` above the code it disables (`# FIXME` / `return` / `if
+    // device.type == "cuda": torch.cuda.synchronize(device)`: Speech-Backbones' speaker encoder,
+    // held-out round 26): nothing after an unconditional return runs. (A bare return with code
+    // after it: `def f(x): return x.item()` runs its return.)
+    if (is(st, "return_statement") && ts_node_named_child_count(st) == 0 && !null(ts_node_next_named_sibling(st))) {
+      early_guards_[fi] = Frame{Frame::Kind::Guard, st, {}};
+      return &*early_guards_[fi];
+    }
     // `image_shape = image.shape[2:]` before the test.
     if (is(st, "expression_statement") && is(ts_node_named_child(st, 0), "assignment")) continue;
     if (!is(st, "if_statement") || !null(field(st, "alternative"))) break;

@@ -129,6 +129,13 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     if (!is(args, "argument_list") || ts_node_named_child_count(args) != 1) return Value{};
     return as_int(eval(ts_node_named_child(args, 0), function, depth + 1));
   }
+  // `torch.device("cpu")`: the device's name (a string argument; `torch.device("cuda", 1)` too).
+  if (k == "call" && qualname_of(field(n, "function")) == "torch.device") {
+    const TSNode args = field(n, "arguments");
+    if (!is(args, "argument_list") || ts_node_named_child_count(args) < 1) return Value{};
+    const Value name = eval(ts_node_named_child(args, 0), function, depth + 1);
+    return name.kind == Value::Kind::String ? name : Value{};
+  }
   // `getattr(self.config, "gradient_checkpointing", False)` where nothing in the project names the
   // attribute (decision-transformer's copy of GPT-2, held-out round 20): the default.
   if (k == "call" && t(field(n, "function")) == "getattr" && project) {
@@ -217,6 +224,17 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     if (Value c = config_tree_value(n, depth); c.known()) return c;
     // args.workers -> the argparse default of --workers.
     TSNode obj = field(n, "object");
+    // `self.loss_device`, bound once in the file, by its class's constructor (`self.loss_device =
+    // loss_device`): what that constructor binds it to (a parameter: what the calls pass).
+    if (is(obj, "identifier") && t(obj) == "self" && !null(function) && depth < 8)
+      if (const auto it = bindings().by_attribute.find(t(n)); it != bindings().by_attribute.end() && it->second.size() == 1) {
+        const Assign& a = all_assigns[it->second.front()];
+        const TSNode init = a.ctx.function;
+        const size_t fi = null(init) ? SIZE_MAX : function_index(init), here = function_index(function);
+        if (fi != SIZE_MAX && here != SIZE_MAX && functions[fi].name == "__init__" && !null(functions[fi].cls) &&
+            ts::same(functions[fi].cls, functions[here].cls))
+          if (Value v = eval(a.value, init, depth + 1); v.known()) return v;
+      }
     // Options parsed in another module of the project: `args = get_args()`, `from config import args`.
     if (is(obj, "identifier") && project && !find_option(t(field(n, "attribute"))))
       if (Value v = imported_option(obj, t(field(n, "attribute")), function); v.known()) return v;
@@ -372,12 +390,22 @@ Value Model::Impl::importers_argument(TSNode function, std::string_view param, i
   // that import it binds to the same known value or leaves at its default (RepDistiller's
   // `get_cifar100_dataloaders(..., num_workers=opt.num_workers)` with --num_workers 8 by default and
   // `def get_cifar100_dataloaders(batch_size=128, num_workers=8)`: held-out round 24).
-  if (!project || null(function) || depth > 4 || !is(ts::parent(function), "module")) return Value{};
+  // Also a constructor's, of a module-level class no call of this file builds: every call of the
+  // class passes it (`SpeakerEncoder(device, torch.device("cpu"))`: Speech-Backbones' DiffVC speaker
+  // encoder keeps its loss on the CPU; held-out round 26).
+  if (!project || null(function) || depth > 4) return Value{};
   const size_t fi = function_index(function);
   if (fi == SIZE_MAX || (fi < callers.size() && !callers[fi].empty())) return Value{};
-  const long index = call_position(functions[fi], param);
+  std::string called = functions[fi].name;
+  if (!null(functions[fi].cls)) {
+    if (called != "__init__" || !is(ts::parent(functions[fi].cls), "module")) return Value{};
+    called = t(field(functions[fi].cls, "name"));
+  } else if (!is(ts::parent(function), "module")) {
+    return Value{};
+  }
+  const long index = call_position(functions[fi], param);  // as the calls pass it (no `self`)
   if (index < 0) return Value{};
-  const auto passed = project->argument_values(src.path(), functions[fi].name, param, static_cast<int>(index));
+  const auto passed = project->argument_values(src.path(), called, param, static_cast<int>(index));
   if (!passed) return Value{};
   Value agreed;
   bool first = true;
@@ -394,8 +422,8 @@ Value Model::Impl::importers_argument(TSNode function, std::string_view param, i
     if (first) agreed = v;
     first = false;
   }
-  agreed.from_config = where.empty() ? "the default of `" + std::string(param) + "`, which no call of " + functions[fi].name + "() passes"
-                                     : "what every call of " + functions[fi].name + "() passes (" + where + ")";
+  agreed.from_config = where.empty() ? "the default of `" + std::string(param) + "`, which no call of " + called + "() passes"
+                                     : "what every call of " + called + "() passes (" + where + ")";
   agreed.from_imported_option = true;
   return agreed;
 }
