@@ -919,4 +919,12 @@ TEST(CrossFile, AnAttributeEveryConstructorCallSetsToTheCpuIsNoGpuCopyAndADisabl
   check_project(kDir.parent_path() / "crossfile_cpu_loss_device", 4);
 }
 
+TEST(CrossFile, ABatchMovedToTheGpuBeforeAnotherFilesHelperGetsItIsADeviceTensorThere) {
+  // tests/fixtures/crossfile_batch_copied_before_helper/ (pointMLP's part segmentation, held-out round
+  // 25): the step rebinds `target` to its `.cuda()` copy, then hands it to util/metrics.py's
+  // compute_iou(), whose `.cpu()` copies wait for the GPU (PFL202). Trap: count_points(), handed the
+  // host batch before the copy.
+  check_project(kDir.parent_path() / "crossfile_batch_copied_before_helper", 3);
+}
+
 }  // namespace perflint

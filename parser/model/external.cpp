@@ -637,8 +637,15 @@ std::vector<StepCall> Model::step_calls() const {
         const auto batch_arg = [&](TSNode a) {
           a = unparenthesized(a);
           if (is(a, "identifier") && copied_later(a)) return true;  // a host tensor the step copies later
-          return (is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) && is_batch_expression(a) &&
-                 !impl_->step_counter(a);
+          if (!(is(a, "identifier") || is(a, "subscript") || is(a, "attribute")) || !is_batch_expression(a) ||
+              impl_->step_counter(a))
+            return false;
+          // Moved to a device in the loop before the call (`target = target.cuda(non_blocking=True)`,
+          // then `compute_overall_iou(seg_pred, target, n)`: pointMLP, held-out round 25): the step hands
+          // over the device copy under the batch's name, as the same-file check (batch_parameter) says.
+          const int li = impl_->batch_loop(a);
+          return !(li >= 0 && impl_->device_copy_between(ts_node_start_byte(impl_->loops[static_cast<size_t>(li)].node),
+                                                         ts_node_start_byte(c.node)));
         };
         for (size_t i = 0; i < c.positional.size(); ++i) {
           const TSNode a = c.positional[i];
