@@ -224,6 +224,9 @@ class Model {
   TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
   // No CUDA use in this file, but a sibling that imports it uses CUDA (its step code lives here).
   const ModuleSummary* cuda_importer() const;
+  // A project module this file imports that picks CUDA (`import config as CFG` with `device =
+  // torch.device("cuda" if ...)`), when this file has no CUDA use of its own and no importer has one.
+  const ModuleSummary* cuda_imported() const;
   // Another file of the project that assigns `attribute` (ProjectContext::project_assigns), or empty.
   std::string project_assigns(std::string_view attribute) const;
   // Every call of this file's function `name` in the project files that import this file is under an

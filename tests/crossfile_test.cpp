@@ -927,4 +927,11 @@ TEST(CrossFile, ABatchMovedToTheGpuBeforeAnotherFilesHelperGetsItIsADeviceTensor
   check_project(kDir.parent_path() / "crossfile_batch_copied_before_helper", 3);
 }
 
+TEST(CrossFile, AScriptWhoseDeviceComesFromAnImportedSettingsModuleIsJudgedForPrecision) {
+  // tests/fixtures/crossfile_config_module/ (OpenAI-CLIP, held-out round 27): train.py takes its device
+  // from config.py (`import config as CFG`, `.to(CFG.device)`), which picks CUDA: PFL401 and PFL402 in
+  // train.py. Trap: plot_cpu.py, which imports only a module without CUDA.
+  check_project(kDir.parent_path() / "crossfile_config_module", 4);
+}
+
 }  // namespace perflint

@@ -293,6 +293,8 @@ bool Model::default_device_from_step() const {
 
 const ModuleSummary* Model::cuda_importer() const { return impl_->importer ? impl_->importer : impl_->cuda_imported; }
 
+const ModuleSummary* Model::cuda_imported() const { return impl_->importer ? nullptr : impl_->cuda_imported; }
+
 bool Model::called_only_conditionally_elsewhere(std::string_view name) const {
   return impl_->project && impl_->project->called_only_conditionally_elsewhere(impl_->src.path(), name);
 }

@@ -135,7 +135,8 @@ class RulePFL401 final : public Rule {
     if (!model.has_step_loop()) return;
     // A file-wide setting belongs in the script that chooses the device: an engine.py whose CUDA use
     // comes only from the script importing it gets the finding there, not here.
-    if (!model.uses_cuda()) return;
+    // (Also the script whose device comes from a project module it imports: `import config as CFG`.)
+    if (!model.uses_cuda() && !imports_its_cuda_device(model)) return;
     // Nor in a helper whose loop another file's step runs (a micro-batch loop calling backward under
     // its caller's autocast): the entry script is the one that chooses.
     if (model.step_loops_run_by_other_files()) return;
@@ -163,6 +164,10 @@ class RulePFL401 final : public Rule {
       f.notes.push_back(out.note(cuda, "the script trains on CUDA (line " +
                                            std::to_string(out.source().position(ts_node_start_byte(cuda)).line) +
                                            ") with no autocast, `.half()` or bf16 anywhere"));
+    else if (model.cuda_imported())
+      f.notes.push_back(Note{"the script trains on the CUDA device chosen " + model.cuda_where() +
+                                 ", with no autocast, `.half()` or bf16 anywhere",
+                             std::nullopt});
     f.notes.push_back(Note{std::string(kAmpere), std::nullopt});
     weigh_layer_mix(model, out, f);
     if (auto e = precision_line(module, last, model))

@@ -31,7 +31,9 @@ class RulePFL402 final : public Rule {
     if (!model.has_step_loop() || model.step_loops().empty()) return;
     // A file-wide setting belongs in the script that chooses the device: an engine.py whose CUDA use
     // comes only from the script importing it gets the finding there, not here.
-    if (!model.uses_cuda()) return;
+    // (Also the script whose device comes from a project module it imports: `import config as CFG`,
+    // `model.to(CFG.device)`; OpenAI-CLIP, held-out round 27.)
+    if (!model.uses_cuda() && !imports_its_cuda_device(model)) return;
     // Nor in a helper whose loop another file's step runs (a micro-batch loop calling backward under
     // its caller's autocast): the entry script is the one that chooses.
     if (model.step_loops_run_by_other_files()) return;
@@ -46,6 +48,8 @@ class RulePFL402 final : public Rule {
     if (TSNode cuda = model.cuda_evidence(); !ts_node_is_null(cuda))
       f.notes.push_back(out.note(cuda, "the script trains on CUDA (line " +
                                            std::to_string(out.source().position(ts_node_start_byte(cuda)).line) + ")"));
+    else if (model.cuda_imported())
+      f.notes.push_back(Note{"the script trains on the CUDA device chosen " + model.cuda_where(), std::nullopt});
     f.notes.push_back(Note{"a deliberate trade: 16-bit compute changes numerics (bf16 keeps fp32's range with 8 bits "
                            "of mantissa); check the loss curve after switching, or suppress if fp32 is required",
                            std::nullopt});

@@ -26,4 +26,12 @@ inline bool uses_reduced_precision(const Model& model) {
   return reduced_precision(model).kind != ReducedPrecision::Kind::None;
 }
 
+// An entry script (`if __name__ == "__main__":`) with no CUDA use of its own whose device comes from
+// a project module it imports (`import config as CFG`, `model.to(CFG.device)`: OpenAI-CLIP, held-out
+// round 27). A trainer module imported by the entry script is not judged this way: the file-wide
+// settings belong in the script that runs.
+inline bool imports_its_cuda_device(const Model& model) {
+  return model.cuda_imported() != nullptr && model.source().text().find("__main__") != std::string_view::npos;
+}
+
 }  // namespace perflint
