@@ -644,8 +644,7 @@ std::vector<StepCall> Model::step_calls() const {
           // then `compute_overall_iou(seg_pred, target, n)`: pointMLP, held-out round 25): the step hands
           // over the device copy under the batch's name, as the same-file check (batch_parameter) says.
           const int li = impl_->batch_loop(a);
-          return !(li >= 0 && impl_->device_copy_between(ts_node_start_byte(impl_->loops[static_cast<size_t>(li)].node),
-                                                         ts_node_start_byte(c.node)));
+          return !(li >= 0 && impl_->hands_device_copy(static_cast<size_t>(li), c, a));
         };
         for (size_t i = 0; i < c.positional.size(); ++i) {
           const TSNode a = c.positional[i];

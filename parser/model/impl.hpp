@@ -426,7 +426,8 @@ struct Model::Impl {
   };
   std::vector<Loop> loops;
   // What a step loop iterates, through wrappers and a local name bound once to one (function_summaries).
-  TSNode loop_source(const Loop& l) const;
+  // `*enumerated` (optional) is set when a wrapper it looked through is enumerate().
+  TSNode loop_source(const Loop& l, bool* enumerated = nullptr) const;
   // `x = x.cuda()` (or `x, y = x.to(d), y.to(d)`) in the function between `loop`'s start and `use`.
   bool rebound_to_device_copy(TSNode loop, TSNode use) const;
   // `.cuda(...)`, `.to(device)`, `.to("cuda")`, `.to(device=d)`: a move to a device, not a cast
@@ -797,6 +798,12 @@ struct Model::Impl {
   // A call that starts in [lo, hi), or inside `expr`, moves a tensor to a device (`x.to(device)`).
   bool device_copy_between(uint32_t lo, uint32_t hi) const;
   bool device_copy_in(TSNode expr) const { return device_copy_between(ts_node_start_byte(expr), ts_node_end_byte(expr)); }
+  // Call `call`, in batch loop `li`, hands argument `arg` the batch's device copy: something moved to a
+  // device in the loop before the call (`target = target.cuda()`, then `f(target)`), or in `arg`
+  // itself (`self.step(x.to(self.device))`).
+  bool hands_device_copy(size_t li, const CallInfo& call, TSNode arg) const {
+    return device_copy_between(ts_node_start_byte(loops[li].node), ts_node_start_byte(call.node)) || device_copy_in(arg);
+  }
   // The same for `self.flag` set only from an __init__ parameter with a default.
   std::optional<bool> attribute_default_truth(TSNode attr) const;
   // The truth of parameter `param` of the __init__ `init_node` as the class is built in this file

@@ -472,15 +472,10 @@ void Model::Impl::collect_loaders() {
     // A local name bound once to a wrapper of the loader (`t = tqdm(enumerate(trainloader), ...)`,
     // then `for batch_idx, (inputs, _, _) in t:`: pytorch-simclr, held-out round 25).
     if (found < 0 && !in_header && is(base, "identifier") && !null(l.ctx.function)) {
-      const TSNode source = loop_source(l);
+      bool wrapped_enumerate = false;
+      const TSNode source = loop_source(l, &wrapped_enumerate);
       if (!null(source) && !ts::same(source, base)) {
-        const auto bound = bindings().assigns.find(scope_key(l.ctx.function, base_text));
-        if (bound != bindings().assigns.end() && bound->second.size() == 1 &&
-            is(all_assigns[bound->second.front()].value, "call")) {
-          bool wrapped_enumerate = false;
-          iterable_base(all_assigns[bound->second.front()].value, &wrapped_enumerate);
-          enumerated = enumerated || wrapped_enumerate;
-        }
+        enumerated = enumerated || wrapped_enumerate;
         base = source;
         base_text = std::string(t(base));
         by_name();

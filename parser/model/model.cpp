@@ -319,6 +319,16 @@ std::string Model::cuda_where() const {
 
 namespace {
 
+// The bases of class `cls` written as plain names (`class B(A, nn.Module)`: A).
+std::vector<std::string_view> named_bases(TSNode cls, std::string_view text) {
+  std::vector<std::string_view> out;
+  const TSNode supers = null(cls) ? TSNode{} : field(cls, "superclasses");
+  if (!null(supers))
+    for (TSNode b : ts::named_children(supers))
+      if (is(b, "identifier")) out.push_back(ts::text(b, text));
+  return out;
+}
+
 // The class a function is a method of, or null.
 TSNode enclosing_class(TSNode fn) {
   const TSNode block = ts::parent(fn);
@@ -331,7 +341,7 @@ TSNode enclosing_class(TSNode fn) {
 // What a step loop iterates, as written: its iterable through enumerate/tqdm/zip wrappers, or, for a
 // local name assigned once in the loop's function from such a wrapper (`data_iter =
 // tqdm.tqdm(enumerate(data_loader))`; `for i, data in data_iter:`), what that wraps.
-TSNode Model::Impl::loop_source(const Loop& l) const {
+TSNode Model::Impl::loop_source(const Loop& l, bool* enumerated) const {
   if (!is(l.node, "for_statement")) {
     // `while ...: batch, cond = next(self.data)`: what the loop draws its batches from.
     TSNode drawn{};
@@ -358,7 +368,7 @@ TSNode Model::Impl::loop_source(const Loop& l) const {
     return iterable_base(ts_node_named_child(a.value, *truth != negated ? 0 : 2), nullptr);
   }
   if (!is(a.value, "call")) return base;
-  TSNode wrapped = iterable_base(a.value, nullptr);
+  TSNode wrapped = iterable_base(a.value, enumerated);
   return ts::same(wrapped, a.value) ? base : wrapped;
 }
 
@@ -442,13 +452,9 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     std::vector<std::string> family{name};
     for (size_t k = 0; k < family.size() && k < 16; ++k)
       for (const auto& [sub, node] : impl_->class_nodes) {
-        const TSNode supers = field(node, "superclasses");
-        if (null(supers) || std::find(family.begin(), family.end(), sub) != family.end()) continue;
-        for (TSNode base : ts::named_children(supers))
-          if (is(base, "identifier") && impl_->t(base) == family[k]) {
-            family.push_back(sub);
-            break;
-          }
+        if (std::find(family.begin(), family.end(), sub) != family.end()) continue;
+        const auto bases = named_bases(node, impl_->text);
+        if (std::find(bases.begin(), bases.end(), family[k]) != bases.end()) family.push_back(sub);
       }
     return family;
   };
@@ -513,23 +519,18 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
       const auto& f = impl_->functions[fi];
       if (out[fi].name != "__init__") continue;
-      const TSNode cls = enclosing_class(f.node);
-      const TSNode supers = null(cls) ? TSNode{} : field(cls, "superclasses");
-      if (null(supers)) continue;
+      const auto bases = named_bases(f.cls, impl_->text);
+      if (bases.empty()) continue;
       for (size_t ci : impl_->calls_in(fi)) {
         const CallInfo& c = impl_->calls[ci];
         if (c.method != "__init__" || !is(c.function, "attribute") || c.star_args) continue;
         std::string base;
         int shift = 1;  // `self` is not passed to super().__init__
         if (is(c.receiver, "call") && impl_->t(field(c.receiver, "function")) == "super") {
-          for (TSNode b : ts::named_children(supers))
-            if (is(b, "identifier")) {
-              base = impl_->t(b);
-              break;
-            }
-        } else if (is(c.receiver, "identifier")) {
-          for (TSNode b : ts::named_children(supers))
-            if (is(b, "identifier") && impl_->t(b) == impl_->t(c.receiver)) base = impl_->t(b);
+          base = bases.front();
+        } else if (is(c.receiver, "identifier") &&
+                   std::find(bases.begin(), bases.end(), impl_->t(c.receiver)) != bases.end()) {
+          base = impl_->t(c.receiver);
           shift = 0;
         }
         if (base.empty()) continue;

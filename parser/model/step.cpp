@@ -263,18 +263,20 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
       for (const char* m : {".forward", ".backward"})
         if (auto f = class_methods.find(cls->first + m); f != class_methods.end())
           if (std::find(out.begin(), out.end(), f->second) == out.end()) out.push_back(f->second);
+  // `cls.method` of this file, once.
+  const auto add_method = [&](std::string_view cls, std::string_view method) {
+    if (cls.empty()) return;
+    if (auto m = class_methods.find(std::string(cls) + "." + std::string(method)); m != class_methods.end())
+      if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
+  };
   // Calling a module runs its forward(): `model(x)`, `self.encoder(h)`, `criterion(out, y)`. Only
   // a class of the file with a forward() can be found (most files, library code, have none).
   if ((out.empty() || is(c.function, "attribute")) && method_names.count("forward"))
-    if (const std::string_view cls = instance_class(c.function); !cls.empty())
-      if (auto m = class_methods.find(std::string(cls) + ".forward"); m != class_methods.end())
-        if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
+    add_method(instance_class(c.function), "forward");
   // Calling an instance of another class of the file runs its __call__ (`metric(logits, labels,
   // loss)` with `metric = SFTMetric(...)`: MOSS's fine-tuning loop, held-out round 26).
   if (out.empty() && method_names.count("__call__") && (is(c.function, "identifier") || is(c.function, "attribute")))
-    if (const std::string_view cls = object_class(c.function); !cls.empty())
-      if (auto m = class_methods.find(std::string(cls) + ".__call__"); m != class_methods.end())
-        if (std::find(out.begin(), out.end(), m->second) == out.end()) out.push_back(m->second);
+    add_method(object_class(c.function), "__call__");
   return out;
 }
 
@@ -1310,9 +1312,7 @@ bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) cons
     // tensors under the batch's names.
     // Nor in the argument itself: `self.step(x.to(self.device))` hands over the device copy
     // (ddpm-torch's Trainer, held-out round 23).
-    if (device_copy_between(ts_node_start_byte(loops[static_cast<size_t>(li)].node), ts_node_start_byte(c.node)) ||
-        device_copy_in(arg))
-      return false;
+    if (hands_device_copy(static_cast<size_t>(li), c, arg)) return false;
   }
   return any;
 }
