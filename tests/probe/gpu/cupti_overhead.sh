@@ -5,6 +5,7 @@
 # too, in the same call; then `--probe --verify` on two planted launch-bound scripts, whose reports
 # carry the tracing overhead line and the launches per step. Writes under $OUT.
 #   OUT=/tmp/o BUILD=build OLD=build/old_cupti PYTHON=python3 bash tests/probe/gpu/cupti_overhead.sh
+# Shim only, this build's shim against $OLD's:  SHIM_OLD=1 CUPTI=0 OLD=build/old_cupti bash ...
 set -u
 OUT=${OUT:-/tmp/cupti-overhead}
 BUILD=${BUILD:-build}
@@ -32,6 +33,10 @@ bench() {  # bench LABEL BUILD_DIR CUPTI(0/1)
   fi
 }
 bench shim_only "$BUILD" 0
+# SHIM_OLD=1: the shim-only bench for $OLD too (its shim against this one's, in the same call).
+[ "${SHIM_OLD:-0}" = 1 ] && [ -n "$OLD" ] && [ -x "$OLD/perflint" ] && bench shim_only_old "$OLD" 0
+# CUPTI=0 skips the traced benches and the --verify runs (a shim-only comparison).
+[ "${CUPTI:-1}" = 1 ] || { stage done; exit 0; }
 bench cupti_new "$BUILD" 1
 [ -n "$OLD" ] && [ -x "$OLD/perflint" ] && bench cupti_old "$OLD" 1
 
