@@ -80,6 +80,7 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
+  bool returned_host(const std::string& from_file, const std::string& function, int index) override;
   bool loader_subclass(const std::string& from_file, const std::string& cls) override;
   bool function_syncs(const std::string& from_file, const std::string& target) override;
   std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file, std::string_view cls,

@@ -990,6 +990,14 @@ std::string FileProjectContext::returned_class(const std::string& from_file, con
   return {};
 }
 
+bool FileProjectContext::returned_host(const std::string& from_file, const std::string& function, int index) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  return f && std::find(f->returned_host.begin(), f->returned_host.end(), index) != f->returned_host.end();
+}
+
 bool FileProjectContext::loader_subclass(const std::string& from_file, const std::string& cls) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();

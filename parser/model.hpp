@@ -204,6 +204,15 @@ class Model {
     TSNode statement{};
   };
   Reaching reaching_value(TSNode use) const;
+  // `expr` holds a value computed on the host from a copy to the host: a chain with `.cpu()`,
+  // `.to("cpu")`, `.numpy()`, `.item()`, `.tolist()`; a name whose bindings are all such values (the
+  // binding that reaches the use; else each plain assignment and tuple unpacking of the name in its
+  // function); a tensor method, operator, index or torch function over one (`torch.unique(t_cpu)`,
+  // `-log_p.gather(2, i).mean()`); a call of a same-file function that moves nothing to the GPU
+  // given one; or what a called function (of this file or, through FunctionSummary::returned_host,
+  // of the project) returns on the host at every return (`loss, acc = loss_fn(out, y)` where
+  // loss_fn computes both from `.to("cpu")` copies). Reading such a value back costs no sync.
+  bool host_derived(TSNode expr) const;
   // The function holding `node` is run by another file's training step (ProjectContext::step_entries).
   bool run_by_other_file(TSNode node) const;
   // `use` names a parameter that its function also binds by other means than `name = value` (a

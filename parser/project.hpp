@@ -55,6 +55,10 @@ struct FunctionSummary {
   // It returns a CUDA device (`return torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
   // or a name bound so): a script that calls it picks CUDA (pytorchic-bert's utils.get_device()).
   bool returns_cuda_device = false;
+  // Return indices (-1 for a plain return value, i for element i of a tuple) at which every return
+  // gives a value computed on the host (Model::host_derived): `return loss_val, acc_val` computed
+  // from `.to("cpu")` copies. Only for functions that copy something to the host.
+  std::vector<int> returned_host;
   uint32_t line = 0;                 // of the def
 };
 
@@ -280,6 +284,14 @@ class ProjectContext {
   // FunctionSummary::returned_classes of project function `function` (a dotted name as `from_file`'s
   // imports give it) at `index`: the class its returns build, as its module names it; empty when
   // not known. Its module is parsed for this even when it has no training step.
+  // The project function `function` (as `from_file`'s imports name it) returns, at `index`, a
+  // value computed on the host at every return (FunctionSummary::returned_host).
+  virtual bool returned_host(const std::string& from_file, const std::string& function, int index) {
+    (void)from_file;
+    (void)function;
+    (void)index;
+    return false;
+  }
   virtual std::string returned_class(const std::string& from_file, const std::string& function, int index) {
     (void)from_file;
     (void)function;

@@ -934,4 +934,13 @@ TEST(CrossFile, AScriptWhoseDeviceComesFromAnImportedSettingsModuleIsJudgedForPr
   check_project(kDir.parent_path() / "crossfile_config_module", 4);
 }
 
+TEST(CrossFile, ALossAnotherModuleComputesFromHostCopiesIsReadWithoutASync) {
+  // tests/fixtures/crossfile_host_loss/ (Prototypical Networks, held-out round 27): proto_loss()
+  // copies the step's device tensors with .to('cpu') (PFL202, twice) and returns loss and accuracy
+  // computed from the copies, so `loss.item()` and `acc.item()` in the step and `classes[0].item()` in
+  // the helper read host tensors (no PFL201). Traps: device_mean() divides device tensors by Python
+  // numbers (its result's .item() is a sync), and `max_action * out` stays on the GPU (.cpu() copies).
+  check_project(kDir.parent_path() / "crossfile_host_loss", 2);
+}
+
 }  // namespace perflint

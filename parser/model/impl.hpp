@@ -497,6 +497,20 @@ struct Model::Impl {
   // The class function `fi`'s returns build (FunctionSummary::returned_classes), for the value
   // (index -1) or element `index` of the tuples it returns; empty unless every such return agrees.
   std::string returned_class(size_t fi, int index) const;
+  // ---- values on the host (host.cpp) ----
+  // `.cpu()`, `.numpy()`, `.item()`, `.tolist()`, `.to("cpu")`: the result is on the host.
+  bool host_copy_call(const CallInfo& c) const;
+  // Function `fi` moves nothing to the GPU: no `.cuda()`, `.to(device)`, factory given a device.
+  bool moves_nothing_to_device(size_t fi) const;
+  // Every return of `fi` (element `index` of a tuple return; -1 for a plain one) is host_derived.
+  bool returns_host(size_t fi, int index, int depth) const;
+  // The function `c` runs (of this file, else of the project) returns a host value at `index`.
+  bool call_returns_host(const CallInfo& c, int index, int depth) const;
+  bool host_derived(TSNode e, int depth) const;
+  bool all_host(const std::vector<TSNode>& values, int depth) const;  // each one host_derived; some
+  mutable int host_steps_ = 0;  // expressions host_derived looked at for the current question
+  // A name bound in its function only by assignments and unpackings that are each host_derived.
+  bool host_bindings(TSNode use, int depth) const;
   // The class an expression builds: ".Net" for `Net(...)` (or `Net.from_pretrained(...)`) with Net a
   // class of this file, the dotted name for an imported one, past module moves and wrappers; for a
   // name, what every assignment in `fn` gives it.

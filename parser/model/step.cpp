@@ -1387,7 +1387,14 @@ bool Model::Impl::external_batch(TSNode name) const {
 bool Model::Impl::moves_to_device(const CallInfo& c) const {
   if (c.method == "cuda") return true;
   if (c.method != "to") return false;
-  if (c.keyword("device")) return true;
+  // `x.to('cpu')`, `x.to(device=torch.device("cpu"))`: a copy to the host, not to the GPU.
+  const Argument* kw = c.keyword("device");
+  const TSNode where = kw ? kw->value : c.positional.empty() ? TSNode{} : c.positional.front();
+  if (!null(where)) {
+    const Value v = eval(where, function_containing(c.node), 0);
+    if (v.kind == Value::Kind::String && (v.s == "cpu" || v.s.starts_with("cpu:"))) return false;
+  }
+  if (kw) return true;
   if (c.positional.empty()) return false;
   for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
     if (icontains(t(c.positional.front()), dtype)) return false;

@@ -28,9 +28,12 @@ class RulePFL201 final : public Rule {
     if (chain_has_host_copy(model, call->receiver)) return;
     // `correct = pred.eq(target).cpu().sum()`, then `correct.item()` (pointnet.pytorch, round 13).
     if (rooted_in_host_copy(model, call->receiver)) return;
+    // Computed from host copies (`classes = torch.unique(target.to('cpu'))`, then `classes[0].item()`;
+    // `loss, acc = loss_fn(...)` where loss_fn computes both on the CPU: Prototypical Networks).
+    if (model.host_derived(call->receiver)) return;
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
-    if (batch_stays_on_host(model, call->receiver, sc.loop)) return;
+    if (batch_stays_on_host(model, call->receiver, sc.loop, sc.via)) return;
     const std::string recv = short_text(model, call->receiver);
     Finding& f = out.report(node,
                             "`" + recv + ".item()` runs every training step: it waits for all queued GPU work to "

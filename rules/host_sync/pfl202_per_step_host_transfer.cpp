@@ -282,6 +282,8 @@ class RulePFL202 final : public Rule {
       // `torch.ones((1, 3)).cpu()`: built on the host a moment ago, no device involved.
       if (built_on_host(model, call->receiver)) return;
       if (chain_has_host_copy(model, call->receiver)) return;
+      // Already on the host (`target_cpu.cpu()`, a value a helper computed from host copies).
+      if (model.host_derived(call->receiver)) return;
       const std::string site = short_text(model, node, 70);
       if (call->method == "tolist")
         message = "`" + site + "` copies a tensor into a Python list every training step: " + std::string(kWaits) +
@@ -324,7 +326,7 @@ class RulePFL202 final : public Rule {
     const StepContext sc = model.step_context(node);
     if (!sc.per_step()) return;
     if (!call->method.empty() && is_host_copy_method(call->method) &&
-        batch_stays_on_host(model, call->receiver, sc.loop))
+        batch_stays_on_host(model, call->receiver, sc.loop, sc.via))
       return;
     Finding& f = out.report(node, std::move(message), std::move(hint));
     f.notes.push_back(step_loop_note(model, out, sc));

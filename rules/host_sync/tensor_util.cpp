@@ -397,6 +397,8 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return host_read_back(model, unparen(v)); }))
           if (host_read_back(model, unparen(model.reaching_value(n).value))) continue;
       }
+      // Computed on the host from host copies (a loss a helper builds from `.to('cpu')` copies).
+      if (depth < 4 && model.host_derived(n)) continue;
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
       if (is_device_tensor_name(model, n)) return true;
       if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
@@ -528,7 +530,7 @@ bool host_batch_derived(const Model& model, TSNode e, int depth, std::vector<std
 
 }  // namespace
 
-bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
+bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop, TSNode via) {
   // A device move along the chain itself (`y.to(device).tolist()`) settles it.
   for (TSNode n = unparen(expr); !ts_node_is_null(n); n = unparen(inner(n))) {
     if (!is(n, "call")) continue;
@@ -544,6 +546,18 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop) {
   if (ts_node_is_null(root) || ts_node_is_null(loop) || !model.is_batch_expression(root)) return false;
   const std::string_view name = model.text(root);
   const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_end_byte(loop);
+  // A parameter of a helper the loop calls (`target.to('cpu')` in a loss function handed `y` after
+  // `y = y.to(device)`: Prototypical Networks, held-out round 27): what the loop's calls pass, where
+  // they pass it.
+  if ((ts_node_start_byte(root) < lo || ts_node_start_byte(root) >= hi) && !ts_node_is_null(via)) {
+    const std::vector<TSNode> passed = model.step_arguments(root);
+    const bool in_loop = !passed.empty() && std::all_of(passed.begin(), passed.end(), [&](TSNode a) {
+      return ts_node_start_byte(a) >= lo && ts_node_end_byte(a) <= hi;
+    });
+    if (in_loop)
+      return std::all_of(passed.begin(), passed.end(),
+                         [&](TSNode a) { return batch_stays_on_host(model, a, loop); });
+  }
   // Rebound from a device move inside the loop: `x = x.to(device)`, `x, y = x.cuda(), y.cuda()`,
   // `batch = {k: v.to(device) for k, v in batch.items()}`.
   // The calls in the loop (the model's calls are in document order).

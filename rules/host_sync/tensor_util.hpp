@@ -58,8 +58,9 @@ bool identity_or_membership_test(TSNode cond);
 bool rooted_in_other_library(const Model& model, TSNode expr);
 
 // A batch from the loader that the step loop never moves to the GPU (`labels.tolist()` where only
-// `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync.
-bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop);
+// `labels.to(device)` is passed on, unassigned): a host tensor, so reading it costs no sync. `via`:
+// the loop's call that reaches `expr` when it sits in a helper (StepContext::via).
+bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop, TSNode via = {});
 
 
 // `model`, `self.net`, `ema_model`: receivers of `.cpu()` that move a module, not a batch tensor.
