@@ -115,6 +115,11 @@ bool Model::Impl::host_derived(TSNode e, int depth) const {
   // Every operand on the host: a device tensor times a Python number (`loss / len(xs)`,
   // `max_action * action`) stays on the device, and so does one combined with a 0-dim CPU tensor.
   if (k == "binary_operator") return host_derived(field(e, "left"), depth) && host_derived(field(e, "right"), depth);
+  if (k == "comparison_operator" || k == "boolean_operator") {
+    for (TSNode x : ts::named_children(e))
+      if (!host_derived(x, depth)) return false;
+    return true;
+  }
   // Python literals live on the host.
   if (k == "integer" || k == "float" || k == "true" || k == "false" || k == "string") return true;
   if (k == "conditional_expression") {
@@ -152,7 +157,13 @@ bool Model::Impl::host_bindings(TSNode use, int depth) const {
   size_t opaque = 0;
   for (const ScopeName& s : opaque_names) opaque += s == key;
   if (opaque != unpacked) return false;
-  const auto plain = b.assigns.find(key);
+  auto plain = b.assigns.find(key);
+  // A name the function does not bind at all: the module's (`ignore_thresh = 0.5` at the top).
+  if (unpacked == 0 && opaque == 0 && plain == b.assigns.end() && !null(fn)) {
+    const ScopeName module_key = scope_key(TSNode{}, name);
+    if (b.opaque.count(module_key)) return false;
+    plain = b.assigns.find(module_key);
+  }
   if (unpacked == 0 && plain == b.assigns.end()) return false;
   if (plain != b.assigns.end())
     for (size_t ai : plain->second)

@@ -439,7 +439,9 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       }
       if (c->method.empty() || one_of(c->method, kMetadataMethods)) continue;
       if (rooted_in_other_library(model, c->receiver)) continue;
-      if (one_of(c->method, kTensorMethods)) return true;
+      // A method on a host value (`iou_mask.sum()` where iou_mask compares a NumPy IoU: YOLOv2's
+      // gt_creator, held-out round 28): no device tensor.
+      if (one_of(c->method, kTensorMethods)) return !(depth < 4 && model.host_derived(n));
       todo.emplace_back(c->receiver, depth + 1);  // other methods on a tensor: `loss.to(x)`
     } else if (k == "attribute") {
       const std::string_view attr = model.text(field(n, "attribute"));
@@ -541,6 +543,22 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop, TSNode vi
   // with its batch (no loop of this file runs it), what it computes from that batch.
   std::vector<std::pair<uint32_t, std::string_view>> resolving;
   if (const TSNode r = root_name(expr); !ts_node_is_null(r) && model.copied_later(r)) return true;
+  // The variable of a comprehension around the use, over an element of what it iterates
+  // (`[label.tolist() for label in targets]`: YOLOv2's train.py, held-out round 28): that iterable.
+  if (const TSNode r = root_name(expr); !ts_node_is_null(r)) {
+    const std::string_view name = model.text(r);
+    for (TSNode p = ts::parent(r); !ts_node_is_null(p) && !is(p, "function_definition"); p = ts::parent(p)) {
+      const std::string_view k = ts::kind(p);
+      if (k != "list_comprehension" && k != "generator_expression" && k != "set_comprehension") continue;
+      for (TSNode clause : ts::named_children(p)) {
+        if (!is(clause, "for_in_clause")) continue;
+        const TSNode left = field(clause, "left");
+        const TSNode right = field(clause, "right");
+        const bool inside = ts_node_start_byte(r) >= ts_node_start_byte(right) && ts_node_end_byte(r) <= ts_node_end_byte(right);
+        if (is(left, "identifier") && model.text(left) == name && !inside) return batch_stays_on_host(model, right, loop, via);
+      }
+    }
+  }
   if (ts_node_is_null(loop)) return host_batch_derived(model, expr, 0, resolving);
   TSNode root = root_name(expr);
   if (ts_node_is_null(root) || ts_node_is_null(loop) || !model.is_batch_expression(root)) return false;
