@@ -721,6 +721,31 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
   std::vector<std::string_view> bodies;
   std::vector<std::string> seen{target_class};
   if (const std::string_view own = class_text(target_class); !own.empty()) bodies.push_back(own);
+  // The module's base classes of a class, from its header (`class Generator32(Generator):` builds
+  // its layers in Generator.__init__: pytorch-gan-collections, held-out round 28).
+  const auto add_bases = [&](std::string_view body) {
+    const size_t open = body.find('('), colon = body.find(':');
+    if (open == std::string_view::npos || (colon != std::string_view::npos && colon < open)) return;
+    const size_t close = body.find(')', open);
+    if (close == std::string_view::npos) return;
+    std::string_view bases = body.substr(open + 1, close - open - 1);
+    while (!bases.empty()) {
+      const size_t comma = bases.find(',');
+      std::string_view b = bases.substr(0, comma);
+      while (!b.empty() && std::isspace(static_cast<unsigned char>(b.front()))) b.remove_prefix(1);
+      while (!b.empty() && std::isspace(static_cast<unsigned char>(b.back()))) b.remove_suffix(1);
+      const std::string name(b);
+      if (!name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }) &&
+          std::find(seen.begin(), seen.end(), name) == seen.end()) {
+        seen.push_back(name);
+        if (const std::string_view more = class_text(name); !more.empty()) bodies.push_back(more);
+      }
+      if (comma == std::string_view::npos) break;
+      bases.remove_prefix(comma + 1);
+    }
+  };
+  for (size_t i = 0; i < bodies.size() && i < 4; ++i)
+    if (bodies[i].starts_with("class ")) add_bases(bodies[i]);
   for (size_t i = 0; i < bodies.size() && bodies.size() < 32; ++i) {
     const std::string_view body = bodies[i];
     for (size_t at = 0; at < body.size(); ++at) {

@@ -186,6 +186,9 @@ class Model {
   // `call` builds an instance of a class another file of the project defines (`UNet(3, 64)` with
   // `from model import UNet`), whose module builds convolutions: where ("model.py:12"), else empty.
   std::string project_conv_evidence(const CallInfo& call) const;
+  // The same for an expression that names a class (`models.Generator32`, an entry of a registry
+  // dict `{"cnn32": models.Generator32}`), not called here.
+  std::string project_class_conv_evidence(TSNode class_expr) const;
   // Names bound by a step loop's target (`for x, y in loader`), or assigned from those in its body.
   bool is_batch_expression(TSNode expr) const;
   // `use` (a name in a function) is a host tensor there: later in the same function it is copied to

