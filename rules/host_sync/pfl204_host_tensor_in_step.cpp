@@ -78,7 +78,15 @@ bool moves_to_gpu(const Model& model, const CallInfo& to) {
   if (v.kind == Value::Kind::Int) return true;  // `.to(0)`: device index 0
   if (v.known()) return false;
   const std::string_view text = model.text(target);
-  if (ts::is(target, "attribute") && text.ends_with(".device")) return true;  // `.to(x.device)`
+  // `.to(x.device)`, unless x is itself on the host (XLM's concat_batches builds positions for the
+  // host batch it is handed: `.to(x1.device)` copies nothing).
+  if (ts::is(target, "attribute") && text.ends_with(".device")) {
+    const TSNode of = ts::field(target, "object");
+    if (model.host_derived(of)) return false;
+    // In a helper another file's step runs (no loop of this file), a batch it is handed before the
+    // step copies it.
+    return !ts_node_is_null(model.step_context(to.node).loop) || !batch_stays_on_host(model, of, TSNode{});
+  }
   if (ts::is(target, "identifier") || ts::is(target, "attribute")) return device_like_name(text);
   return false;
 }
@@ -168,6 +176,17 @@ Origin host_origin(const Model& model, TSNode expr) {
       expr = r.value;
       continue;
     }
+    // Rows of a host tensor (`self.alphas_hat[timesteps].to(images.device)`: a noise schedule
+    // built in __init__, indexed and copied every step: diffusion-ddpm, held-out round 28).
+    // Only rows of a tensor the class holds (host_attribute decides): a persistent buffer a name
+    // holds (rollout storage, a token shard) is indexed by design, and a table built in the step
+    // and indexed (`torch.arange(n)[:, None]`) may be copied `.to(x.device)` of a host batch.
+    if (ts::is(expr, "subscript")) {
+      expr = ts::field(expr, "value");
+      while (ts::is(expr, "parenthesized_expression") && ts_node_named_child_count(expr) == 1) expr = ts_node_named_child(expr, 0);
+      if (!ts::is(expr, "attribute")) return {};
+      continue;
+    }
     const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
     if (!c) return {};
     if (c->qualname.empty() && keeps_place(c->method)) {
@@ -239,7 +258,8 @@ class RulePFL204 final : public Rule {
     if (call->method != "cuda" && call->method != "to") return check_handed(node, *call, model, out);
     if (ts_node_is_null(call->receiver)) return;
     if (!ts::is(call->receiver, "call") && !ts::is(call->receiver, "identifier") &&
-        !ts::is(call->receiver, "parenthesized_expression") && !ts::is(call->receiver, "attribute"))
+        !ts::is(call->receiver, "parenthesized_expression") && !ts::is(call->receiver, "attribute") &&
+        !ts::is(call->receiver, "subscript"))
       return;
     const Origin origin = host_origin(model, call->receiver);
     const CallInfo* made = origin.factory;
