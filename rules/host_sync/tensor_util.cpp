@@ -532,6 +532,44 @@ bool host_batch_derived(const Model& model, TSNode e, int depth, std::vector<std
 
 }  // namespace
 
+namespace {
+
+// The nearest statement in `loop` before `use` (an identifier) that binds its name, when it is
+// `a, name, ... = other` or `name = other[...]`/`name = other` with `other` a plain name: that
+// right-hand side. Null otherwise (no such statement, or the name bound by anything else first).
+TSNode unpacked_from(const Model& model, TSNode use, TSNode loop) {
+  const std::string_view name = model.text(use);
+  TSNode stmt = use;
+  while (!ts_node_is_null(stmt) && !is(ts::parent(stmt), "block")) stmt = ts::parent(stmt);
+  for (int up = 0; up < 16 && !ts_node_is_null(stmt); ++up) {
+    for (TSNode s = ts_node_prev_named_sibling(stmt); !ts_node_is_null(s); s = ts_node_prev_named_sibling(s)) {
+      if (!is(s, "expression_statement") || ts_node_named_child_count(s) != 1) continue;
+      const TSNode a = ts_node_named_child(s, 0);
+      if (!is(a, "assignment")) continue;
+      const TSNode left = field(a, "left");
+      bool binds = false;
+      ts::walk(left, [&](TSNode n) {
+        if (is(n, "identifier") && model.text(n) == name) binds = true;
+        return !binds;
+      });
+      if (!binds) continue;
+      TSNode right = unparen(field(a, "right"));
+      const bool unpacks = is(left, "pattern_list") || is(left, "tuple_pattern");
+      if (is(right, "subscript") && !unpacks) right = unparen(field(right, "value"));
+      return is(right, "identifier") && model.text(right) != name ? right : TSNode{};
+    }
+    // Out to the statement that holds this block, while still inside the loop's body.
+    TSNode holder = ts::parent(ts::parent(stmt));
+    if (ts_node_is_null(holder) || ts::same(holder, loop) || ts_node_start_byte(holder) < ts_node_start_byte(loop)) return {};
+    while (!ts_node_is_null(holder) && !is(ts::parent(holder), "block")) holder = ts::parent(holder);
+    if (ts_node_is_null(holder) || ts_node_start_byte(holder) <= ts_node_start_byte(loop)) return {};
+    stmt = holder;
+  }
+  return {};
+}
+
+}  // namespace
+
 bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop, TSNode via) {
   // A device move along the chain itself (`y.to(device).tolist()`) settles it.
   for (TSNode n = unparen(expr); !ts_node_is_null(n); n = unparen(inner(n))) {
@@ -575,6 +613,13 @@ bool batch_stays_on_host(const Model& model, TSNode expr, TSNode loop, TSNode vi
     if (in_loop)
       return std::all_of(passed.begin(), passed.end(),
                          [&](TSNode a) { return batch_stays_on_host(model, a, loop); });
+  }
+  // Unpacked (or taken) from another name of the batch in the loop before the use (`input_ids, mask,
+  // label_ids = batch` after `batch = tuple(t.to(device) for t in batch)`: the BERT fine-tuning
+  // loops, held-out round 28): where that name stands at the unpacking.
+  if (ts_node_start_byte(root) >= lo && ts_node_start_byte(root) < hi) {
+    if (const TSNode from = unpacked_from(model, root, loop); !ts_node_is_null(from))
+      return batch_stays_on_host(model, from, loop);
   }
   // Rebound from a device move inside the loop: `x = x.to(device)`, `x, y = x.cuda(), y.cuda()`,
   // `batch = {k: v.to(device) for k, v in batch.items()}`.
