@@ -77,6 +77,7 @@ class FileProjectContext final : public ProjectContext {
                                               std::string_view dest, std::string* module_path,
                                               bool parser = false) override;
   const ModuleSummary* step_function(const std::string& from_file, const std::string& target) override;
+  bool holds_step_loop(const std::string& from_file, const std::string& target) override;
   const FunctionSummary* project_function(const std::string& from_file, const std::string& target,
                                           const ModuleSummary** module) override;
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;

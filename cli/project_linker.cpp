@@ -841,6 +841,16 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
   return nullptr;
 }
 
+bool FileProjectContext::holds_step_loop(const std::string& from_file, const std::string& target) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::string fn;
+  const ModuleSummary* s = target_summary(from_file, target, &fn);
+  if (!s) return false;
+  for (const FunctionSummary& f : s->functions)
+    if (f.has_step_loop && f.qualified == fn) return true;
+  return false;
+}
+
 const std::vector<std::string>& FileProjectContext::importers_of(const ImportGraph& g, const std::string& file) {
   if (!g.importers) {
     auto& by = g.importers.emplace();

@@ -174,6 +174,9 @@ class Model {
   // (ProjectContext::step_entries): the file is then a helper of that script's step (a loop over
   // micro-batches that calls backward), and file-wide settings are the entry script's to make.
   bool step_loops_run_by_other_files() const;
+  // Whether every step loop of the file is a rollout loop (it steps an environment) whose update is
+  // another file's (`agent.update(...)` of ppo.py's PPO): the training step itself is there.
+  bool step_loops_are_foreign_rollouts() const;
   StepContext step_context(TSNode node) const;
   // `name` is a parameter of a function that runs with the step: the argument every per-step call
   // of this file binds to it (empty when one of them binds none, passes *args/**kwargs, or the

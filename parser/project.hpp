@@ -240,6 +240,14 @@ class ProjectContext {
     (void)target;
     return nullptr;
   }
+  // Whether `target` (as step_function names it) is a function or method of another file of the
+  // project that holds a training-step loop (`agent.update(batch)` where PPO.update loops over
+  // epochs and minibatches): a loop that calls it runs the update (rollout loops).
+  virtual bool holds_step_loop(const std::string& from_file, const std::string& target) {
+    (void)from_file;
+    (void)target;
+    return false;
+  }
   // The summary of the function or method `target` names from `from_file` (a dotted name as its
   // imports give it: "trainer.BERTTrainer.__init__"), in another file of the project, after the
   // package re-exports; the module that holds it goes to `*module`. nullptr when not known.

@@ -951,4 +951,12 @@ TEST(CrossFile, AModelPickedFromARegistryOfConvClassesIsAConvModel) {
   check_project(kDir.parent_path() / "crossfile_model_registry", 4);
 }
 
+TEST(CrossFile, ARolloutLoopBeforeAnotherFilesUpdateIsAStepLoop) {
+  // tests/fixtures/crossfile_rollout_update/ (PPO-PyTorch, held-out round 12): train.py steps the
+  // environment 128 times per update and then calls ppo.py's PPO.update (a step loop there): the
+  // rollout runs every step, so select_action's `.cpu()` in ppo.py is per step (PFL202). PFL401 and
+  // PFL402 stay with ppo.py, which picks the device. Trap: the evaluation every 10 updates.
+  check_project(kDir.parent_path() / "crossfile_rollout_update", 2);
+}
+
 }  // namespace perflint

@@ -507,6 +507,8 @@ struct Model::Impl {
   // The function `c` runs (of this file, else of the project) returns a host value at `index`.
   bool call_returns_host(const CallInfo& c, int index, int depth) const;
   bool host_derived(TSNode e, int depth) const;
+  // Rollout loops whose update is only another file's (`agent.update(...)` of ppo.py).
+  std::unordered_set<NodeKey, NodeKeyHash> foreign_rollouts;
   bool all_host(const std::vector<TSNode>& values, int depth) const;  // each one host_derived; some
   mutable int host_steps_ = 0;  // expressions host_derived looked at for the current question
   // A name bound in its function only by assignments and unpackings that are each host_derived.

@@ -191,6 +191,13 @@ bool Model::step_loops_run_by_other_files() const {
   return true;
 }
 
+bool Model::step_loops_are_foreign_rollouts() const {
+  if (impl_->step_loop_nodes.empty()) return false;
+  for (TSNode loop : impl_->step_loop_nodes)
+    if (!impl_->foreign_rollouts.count(key(loop))) return false;
+  return true;
+}
+
 StepContext Model::step_context(TSNode node) const {
   if (!impl_->any_step) return {};
   const Context* known = impl_->call_context(node);

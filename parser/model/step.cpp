@@ -613,6 +613,17 @@ void Model::Impl::find_rollout_loops() {
   for (size_t i = 0; i < calls.size(); ++i)
     for (size_t f : call_callees[i])
       if (functions[f].has_step_loop) add_loops(call_ctx[i]);
+  // Or a loop that calls another file's update (`agent.update(obs, returns)` of ppo.py's PPO): only
+  // asked of a file that steps an environment in a loop.
+  const std::unordered_set<NodeKey, NodeKeyHash> own = outer;
+  if (project && std::any_of(calls.begin(), calls.end(), [&](const CallInfo& c) {
+        return environment_step(c) && innermost_loop(call_ctx[static_cast<size_t>(&c - calls.data())]);
+      }))
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (!call_callees[i].empty() || !innermost_loop(call_ctx[i]) || environment_step(calls[i])) continue;
+      if (const std::string target = outgoing_target(calls[i]); !target.empty() && project->holds_step_loop(src.path(), target))
+        add_loops(call_ctx[i]);
+    }
   if (outer.empty()) return;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (!environment_step(calls[i])) continue;
@@ -639,6 +650,11 @@ void Model::Impl::find_rollout_loops() {
     }
     if (!found) continue;
     rollout.step = true;
+    // Its update is another file's only (no step loop of this file around it).
+    bool own_update = false;
+    for (const Frame& fr : frames)
+      if (fr.kind == Frame::Kind::Loop && own.count(key(fr.node))) own_update = true;
+    if (!own_update) foreign_rollouts.insert(key(rollout.node));
     step_loop_nodes.push_back(rollout.node);
     if (!null(rollout.ctx.function))
       if (const size_t f = function_index(rollout.ctx.function); f != SIZE_MAX) functions[f].has_step_loop = true;

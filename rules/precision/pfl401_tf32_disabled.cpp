@@ -140,6 +140,10 @@ class RulePFL401 final : public Rule {
     // Nor in a helper whose loop another file's step runs (a micro-batch loop calling backward under
     // its caller's autocast): the entry script is the one that chooses.
     if (model.step_loops_run_by_other_files()) return;
+    // Nor in a script whose only step loops are rollouts of another file's update (PPO-PyTorch's
+    // train.py steps the environment; PPO.py holds the update and picks the device): that file is
+    // judged, unless this one picks the device itself.
+    if (model.step_loops_are_foreign_rollouts() && !model.uses_cuda()) return;
     TSNode import = model.first_import_of("torch");
     if (ts_node_is_null(import)) return;
     for (TSNode a : model.nodes_of_kind("assignment"))

@@ -37,6 +37,10 @@ class RulePFL402 final : public Rule {
     // Nor in a helper whose loop another file's step runs (a micro-batch loop calling backward under
     // its caller's autocast): the entry script is the one that chooses.
     if (model.step_loops_run_by_other_files()) return;
+    // Nor in a script whose only step loops are rollouts of another file's update (PPO-PyTorch's
+    // train.py steps the environment; PPO.py holds the update and picks the device): that file is
+    // judged, unless this one picks the device itself.
+    if (model.step_loops_are_foreign_rollouts() && !model.uses_cuda()) return;
     if (!model.imports("torch")) return;
     // Present or decided by a launcher/config (Accelerate, DeepSpeed, a flag): nothing to say.
     if (uses_reduced_precision(model)) return;
