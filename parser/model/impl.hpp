@@ -737,6 +737,8 @@ struct Model::Impl {
   };
 
   StepWhere step_where(const Context& ctx, int depth = 0) const;
+  // Frame `f` (inside step loop `loop`) is a branch on a parameter opposite to every step call of it.
+  bool opposite_to_markers(const Frame& f, TSNode loop) const;
   // False when no node of the file can be step code: no step loop and nothing reached from another
   // file's step. Set after find_steps and link_external; most library files answer here at once.
   bool any_step = true;

@@ -789,6 +789,62 @@ void Model::Impl::find_step_switches() {
   flag_off_cache.clear();
 }
 
+namespace {
+
+// `if p:` / `if not p:` (consequence or else branch): the parameter-like name p tested and the value
+// of p under which the branch runs (1 or 0); -1 when the frame is no such test.
+int tested_name(const Frame& f, std::string_view src, std::string_view* name) {
+  if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) return -1;
+  TSNode c = field(f.node, "condition");
+  bool negated = false;
+  if (is(c, "not_operator")) {
+    negated = true;
+    c = field(c, "argument");
+  }
+  if (!is(c, "identifier")) return -1;
+  *name = ts::text(c, src);
+  const bool in_consequence = !null(f.condition);
+  return (in_consequence != negated) ? 1 : 0;
+}
+
+}  // namespace
+
+// A branch of a step loop that tests a parameter of the loop's function which nothing rebinds, on
+// the side opposite to every training-step call of the loop (`if is_train: loss.backward(); ...`
+// then `else: writer.add_scalar("val_loss", loss.item())`: pytorch-original-transformer's
+// train_val_loop, held-out round 27): the function runs either as the training step or as the other
+// pass, never both, so the branch does not run with the step.
+bool Model::Impl::opposite_to_markers(const Frame& f, TSNode loop) const {
+  std::string_view name;
+  const int side = tested_name(f, text, &name);
+  if (side < 0) return false;
+  const TSNode fn = function_containing(loop);
+  if (null(fn)) return false;
+  const size_t fi = function_index(fn);
+  if (fi == SIZE_MAX) return false;
+  const auto& params = functions[fi].params;
+  if (std::find(params.begin(), params.end(), name) == params.end()) return false;
+  const Bindings& b = bindings();
+  const ScopeName k = scope_key(fn, name);
+  if (b.assigns.count(k) || b.opaque_again.count(k)) return false;
+  const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_end_byte(loop);
+  bool any = false;
+  for (size_t ci = 0; ci < calls.size() && ci < marker_calls.size(); ++ci) {
+    if (!marker_calls[ci]) continue;
+    const uint32_t at = ts_node_start_byte(calls[ci].node);
+    if (at < lo || at >= hi) continue;
+    bool opposite = false;
+    for (const Frame& g : call_ctx[ci].frames) {
+      std::string_view other;
+      const int s2 = tested_name(g, text, &other);
+      if (s2 >= 0 && other == name && s2 != side) opposite = true;
+    }
+    if (!opposite) return false;
+    any = true;
+  }
+  return any;
+}
+
 Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) const {
   StepWhere w;
   if (!any_step) return w;
@@ -801,6 +857,8 @@ Model::Impl::StepWhere Model::Impl::step_where(const Context& ctx, int depth) co
     auto it = loop_index.find(key(f.node));
     if (it == loop_index.end() || !loops[it->second].step) continue;
     w.loop = static_cast<int>(it->second);
+    for (size_t j = i + 1; j < ctx.frames.size(); ++j)
+      if (opposite_to_markers(ctx.frames[j], f.node)) return StepWhere{};
     for (size_t j = i + 1; j < ctx.frames.size(); ++j)
       if (guarded(ctx.frames[j])) { w.guard = &ctx.frames[j]; break; }
     // Nested functions/lambdas inside the loop body are not run by it.
