@@ -196,6 +196,21 @@ TEST(CrossFile, LinkerNotesNameThePathOfCalls) {
   EXPECT_TRUE(named) << r.findings.front().notes.front().message;
 }
 
+TEST(CrossFile, ACudaDeviceFromAnImportedModuleIsNamedWithItsLine) {
+  // The note names the other file and says the line is that file's (not an import line of this one).
+  FileProjectContext project;
+  const fs::path train = kDir.parent_path() / "crossfile_config_module" / "train.py";
+  ts::Parser parser;
+  FileResult r = lint_buffer(train.string(), slurp(train.string()), make_rule_set({}, {}), parser, &project);
+  bool named = false;
+  for (const auto& f : r.findings)
+    for (const auto& n : f.notes)
+      if (n.message.find("chosen in config.py (its line ") != std::string::npos &&
+          n.message.find("), which this file imports") != std::string::npos)
+        named = true;
+  EXPECT_TRUE(named);
+}
+
 // Every .py file of a fixture project reports exactly its expectations, linted in one run and alone.
 void check_project(const fs::path& dir, size_t expected_files) {
   std::vector<fs::path> files;

@@ -313,12 +313,22 @@ std::string Model::project_assigns(std::string_view attribute) const {
 std::string Model::cuda_where() const {
   if (!null(impl_->cuda_node))
     return "at line " + std::to_string(impl_->src.position(ts_node_start_byte(impl_->cuda_node)).line);
+  // The other file as seen from this one's folder (`config/train.py`, not a bare `train.py` that
+  // reads as this file: diffusion-ddpm, held-out round 28), and the line in that file.
+  const auto other = [&](const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path here = std::filesystem::absolute(impl_->src.path(), ec).lexically_normal().parent_path();
+    const std::filesystem::path rel = std::filesystem::absolute(path, ec).lexically_normal().lexically_relative(here);
+    const std::string shown = rel.empty() || rel.begin()->string() == ".." ? std::filesystem::path(path).filename().string()
+                                                                           : rel.generic_string();
+    return shown;
+  };
   if (impl_->importer)
-    return "in " + std::filesystem::path(impl_->importer->path).filename().string() +
-           ", which imports this file (line " + std::to_string(impl_->importer->cuda_line) + ")";
+    return "in " + other(impl_->importer->path) + " (its line " + std::to_string(impl_->importer->cuda_line) +
+           "), which imports this file";
   if (impl_->cuda_imported)
-    return "in " + std::filesystem::path(impl_->cuda_imported->path).filename().string() +
-           ", which this file imports (line " + std::to_string(impl_->cuda_imported->cuda_line) + ")";
+    return "in " + other(impl_->cuda_imported->path) + " (its line " + std::to_string(impl_->cuda_imported->cuda_line) +
+           "), which this file imports";
   if (const std::string path = cuda_step_path(); !path.empty())
     return "in the CUDA training step that runs this file's code (" + path + ")";
   return {};
