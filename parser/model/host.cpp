@@ -18,13 +18,17 @@ bool host_target(const Value& v) { return v.kind == Value::Kind::String && (v.s 
 
 }  // namespace
 
-bool Model::Impl::host_copy_call(const CallInfo& c) const {
-  if (null(c.receiver)) return false;
-  if (c.method == "cpu" || c.method == "numpy" || c.method == "item" || c.method == "tolist") return true;
+bool Model::Impl::to_cpu(const CallInfo& c) const {
   if (c.method != "to") return false;
   const Argument* kw = c.keyword("device");
   const TSNode where = kw ? kw->value : c.positional.empty() ? TSNode{} : c.positional.front();
   return !null(where) && host_target(eval(where, function_containing(c.node), 0));
+}
+
+bool Model::Impl::host_copy_call(const CallInfo& c) const {
+  if (null(c.receiver)) return false;
+  if (c.method == "cpu" || c.method == "numpy" || c.method == "item" || c.method == "tolist") return true;
+  return to_cpu(c);
 }
 
 bool Model::Impl::moves_nothing_to_device(size_t fi) const {
@@ -146,12 +150,11 @@ bool Model::Impl::host_bindings(TSNode use, int depth) const {
   const TSNode fn = function_containing(use);
   const Bindings& b = bindings();
   const ScopeName key = scope_key(fn, name);
-  size_t unpacked = 0;
   std::vector<std::pair<size_t, int>> mine;
   if (const auto u = b.by_unpacked.find(name); u != b.by_unpacked.end())
     for (const auto& [ai, pos] : u->second)
       if (ts::same(all_assigns[ai].ctx.function, fn)) mine.emplace_back(ai, pos);
-  unpacked = mine.size();
+  const size_t unpacked = mine.size();
   // The opaque bindings of the name in this scope must all be those unpackings (no parameter, loop
   // target, `with ... as` or augmented assignment).
   size_t opaque = 0;

@@ -500,6 +500,8 @@ struct Model::Impl {
   // ---- values on the host (host.cpp) ----
   // `.cpu()`, `.numpy()`, `.item()`, `.tolist()`, `.to("cpu")`: the result is on the host.
   bool host_copy_call(const CallInfo& c) const;
+  // `.to("cpu")`, `.to(device=torch.device("cpu"))`: a copy to the host (moves_to_device says no).
+  bool to_cpu(const CallInfo& c) const;
   // Function `fi` moves nothing to the GPU: no `.cuda()`, `.to(device)`, factory given a device.
   bool moves_nothing_to_device(size_t fi) const;
   // Every return of `fi` (element `index` of a tuple return; -1 for a plain one) is host_derived.

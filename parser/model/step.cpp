@@ -829,10 +829,12 @@ bool Model::Impl::opposite_to_markers(const Frame& f, TSNode loop) const {
   if (b.assigns.count(k) || b.opaque_again.count(k)) return false;
   const uint32_t lo = ts_node_start_byte(loop), hi = ts_node_end_byte(loop);
   bool any = false;
-  for (size_t ci = 0; ci < calls.size() && ci < marker_calls.size(); ++ci) {
+  // Only the loop's calls (the model's calls are in document order).
+  const auto first = std::lower_bound(calls.begin(), calls.end(), lo,
+                                      [](const CallInfo& c, uint32_t at) { return ts_node_start_byte(c.node) < at; });
+  for (size_t ci = static_cast<size_t>(first - calls.begin());
+       ci < calls.size() && ci < marker_calls.size() && ts_node_start_byte(calls[ci].node) < hi; ++ci) {
     if (!marker_calls[ci]) continue;
-    const uint32_t at = ts_node_start_byte(calls[ci].node);
-    if (at < lo || at >= hi) continue;
     bool opposite = false;
     for (const Frame& g : call_ctx[ci].frames) {
       std::string_view other;
@@ -1462,13 +1464,8 @@ bool Model::Impl::moves_to_device(const CallInfo& c) const {
   if (c.method == "cuda") return true;
   if (c.method != "to") return false;
   // `x.to('cpu')`, `x.to(device=torch.device("cpu"))`: a copy to the host, not to the GPU.
-  const Argument* kw = c.keyword("device");
-  const TSNode where = kw ? kw->value : c.positional.empty() ? TSNode{} : c.positional.front();
-  if (!null(where)) {
-    const Value v = eval(where, function_containing(c.node), 0);
-    if (v.kind == Value::Kind::String && (v.s == "cpu" || v.s.starts_with("cpu:"))) return false;
-  }
-  if (kw) return true;
+  if (to_cpu(c)) return false;
+  if (c.keyword("device")) return true;
   if (c.positional.empty()) return false;
   for (std::string_view dtype : {"float", "half", "int", "long", "bool", "double", "dtype"})
     if (icontains(t(c.positional.front()), dtype)) return false;
