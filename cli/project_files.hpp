@@ -68,6 +68,8 @@ class FileProjectContext final : public ProjectContext {
                                                                 const std::string& module) override;
   std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
                                                    std::string_view path, std::string* module_path) override;
+  std::optional<OptionDefault> module_constant(const std::string& from_file, const std::string& qualified,
+                                               std::string* module_path) override;
   std::optional<OptionDefault> caller_option_default(const std::string& file, std::string_view function,
                                                      std::string_view param, std::string_view dest,
                                                      std::string* module_path) override;
@@ -189,6 +191,8 @@ class FileProjectContext final : public ProjectContext {
   // The .py files under a root (project_python_files), walked once per run; caller holds mu_.
   const std::vector<std::string>& root_files(const std::string& root);
   std::map<std::string, std::vector<std::string>> root_files_;
+  // module_constant's answers, by root, caller's directory and qualified name: value and module.
+  std::map<std::string, std::optional<std::pair<OptionDefault, std::string>>> constants_;
   // Facts kept between runs (cli/project_facts.cpp). Per root: the state they were computed from
   // (each file's path, size and modification time), and whether this run computed any.
   ResultCache* store_ = nullptr;

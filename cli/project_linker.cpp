@@ -1146,6 +1146,46 @@ std::optional<OptionDefault> FileProjectContext::config_tree_default(const std::
   return std::nullopt;
 }
 
+std::optional<OptionDefault> FileProjectContext::module_constant(const std::string& from_file,
+                                                                 const std::string& qualified,
+                                                                 std::string* module_path) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  // Relative imports are resolved from the caller's directory: the answer is per directory.
+  std::string key = root;
+  key.append(1, '\0').append(self.parent_path().string()).append(1, '\0').append(qualified);
+  if (const auto known = constants_.find(key); known != constants_.end()) {
+    if (known->second && module_path) *module_path = known->second->second;
+    return known->second ? std::optional<OptionDefault>(known->second->first) : std::nullopt;
+  }
+  auto& answer = constants_[key];
+  const auto r = resolve_target(root, self.string(), qualified);
+  if (!r || r->first == self.string() || r->second.empty()) return std::nullopt;
+  const std::string& name = r->second;
+  const size_t dot = name.find('.');
+  if (dot != std::string::npos && name.find('.', dot + 1) != std::string::npos) return std::nullopt;
+  if (text_of(r->first).find(name.substr(dot == std::string::npos ? 0 : dot + 1)) == std::string::npos)
+    return std::nullopt;
+  std::optional<OptionDefault> found;
+  for (const OptionDefault& o : parsed_summary_of(r->first)->constants)
+    if (o.dest == name) found = o;
+  if (!found) return std::nullopt;
+  // Another file that may change it (`settings.WORKERS = args.workers`, `CFG.num_workers = 8`,
+  // `setattr(CFG, k, v)`): not a constant. Through any name for a module's constant; through the
+  // class's own name for a class attribute.
+  const std::vector<std::string>& files = root_files(root);
+  if (files.size() > 2000) return std::nullopt;
+  const std::string_view owner = dot == std::string::npos ? std::string_view{} : std::string_view(name).substr(0, dot);
+  const std::string_view attr = dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
+  for (const std::string& f : files)
+    if (f != r->first && may_write_attribute(text_of(f), owner, attr)) return std::nullopt;
+  answer = std::make_pair(*found, r->first);
+  if (module_path) *module_path = r->first;
+  return found;
+}
+
 std::optional<OptionDefault> FileProjectContext::caller_option_default(const std::string& file, std::string_view function,
                                                                        std::string_view param, std::string_view dest,
                                                                        std::string* module_path) {

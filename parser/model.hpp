@@ -280,6 +280,14 @@ class Model {
   // Its argparse options with their defaults, and where parse_args()'s result is returned/kept.
   std::vector<OptionDefault> option_defaults() const;
   std::vector<OptionDefault> config_tree_defaults() const;
+  // The known values of this module's constants and namespace-class attributes (Impl::module_constants):
+  // dest "NUM_WORKERS" or "CFG.num_workers".
+  std::vector<OptionDefault> module_constant_defaults() const;
+
+ private:
+  std::vector<OptionDefault> known_defaults(const std::unordered_map<std::string, TSNode>& named) const;
+
+ public:
   std::vector<std::string> args_functions() const;
   // Functions that build and return an ArgumentParser (`parser = ArgumentParser(); ...; return parser`).
   std::vector<std::string> parser_functions() const;

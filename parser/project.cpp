@@ -57,6 +57,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
     }
   m.options = model.option_defaults();
   m.config_tree = model.config_tree_defaults();
+  m.constants = model.module_constant_defaults();
   m.args_functions = model.args_functions();
   m.args_variables = model.args_variables();
   m.parsed_names = model.args_variables(true);

@@ -163,6 +163,9 @@ struct ModuleSummary {
   std::vector<OptionDefault> options;        // its argparse options
   // Module-level config-tree defaults (`_C = CN()`, `_C.WORKERS = 4`): dest "_C.WORKERS".
   std::vector<OptionDefault> config_tree;
+  // Module constants and namespace-class attributes (`WORKERS = 0`, `class CFG: workers = 0`): dest
+  // "WORKERS" or "CFG.workers" (Model::module_constant_defaults).
+  std::vector<OptionDefault> constants;
   std::vector<std::string> args_functions;   // functions that return parse_args()'s result
   std::vector<std::string> args_variables;   // module-level names assigned parse_args()'s result
   std::vector<std::string> parsed_names;     // names assigned parse_args()'s result anywhere (a main())
@@ -351,6 +354,17 @@ class ProjectContext {
                                                                std::string* module_path) {
     (void)file;
     (void)dest;
+    (void)module_path;
+    return std::nullopt;
+  }
+  // A constant of another project module: `qualified` is what an imported name stands for followed by
+  // the attributes read ("settings.NUM_WORKERS", "config.CFG.num_workers"). Its module-level value
+  // (ModuleSummary::constants) when no project file may change it; the module's path goes to
+  // `*module_path`. nullopt when not known.
+  virtual std::optional<OptionDefault> module_constant(const std::string& from_file, const std::string& qualified,
+                                                       std::string* module_path) {
+    (void)from_file;
+    (void)qualified;
     (void)module_path;
     return std::nullopt;
   }

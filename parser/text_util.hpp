@@ -52,4 +52,48 @@ inline bool names_device(std::string_view name) {
   return false;
 }
 
+// Whether `text` may change `owner.attr` (`owner` empty: any object's `.attr`) at run time: an
+// assignment or augmented assignment to it (`CFG.num_workers = 8`, `settings.WORKERS += 1`, not
+// `==`), a `setattr(owner, ...)` (with `owner` empty: a setattr naming "attr"), `vars(owner)` or
+// `owner.__dict__`. A text test: it errs towards "may change".
+inline bool may_write_attribute(std::string_view text, std::string_view owner, std::string_view attr) {
+  const auto name_byte = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  for (size_t at = text.find(attr); at != std::string_view::npos; at = text.find(attr, at + 1)) {
+    const size_t end = at + attr.size();
+    if (at == 0 || text[at - 1] != '.' || (end < text.size() && name_byte(text[end]))) continue;
+    if (!owner.empty()) {
+      if (at < owner.size() + 1 || text.substr(at - 1 - owner.size(), owner.size()) != owner) continue;
+      const size_t before = at - 1 - owner.size();
+      if (before > 0 && (name_byte(text[before - 1]) || text[before - 1] == '.')) continue;
+    }
+    size_t i = end;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < text.size() && text[i] == '=' && (i + 1 >= text.size() || text[i + 1] != '=')) return true;
+    if (i + 1 < text.size() && text[i + 1] == '=' && std::string_view("+-*/|&%@^").find(text[i]) != std::string_view::npos)
+      return true;
+  }
+  if (owner.empty()) {
+    if (text.find("setattr(") == std::string_view::npos) return false;
+    for (const char q : {'"', '\''})
+      for (size_t at = text.find(attr); at != std::string_view::npos; at = text.find(attr, at + 1))
+        if (at > 0 && text[at - 1] == q && at + attr.size() < text.size() && text[at + attr.size()] == q) return true;
+    return false;
+  }
+  for (size_t at = text.find(owner); at != std::string_view::npos; at = text.find(owner, at + 1)) {
+    const size_t end = at + owner.size();
+    if (end < text.size() && name_byte(text[end])) continue;
+    if (at > 0 && name_byte(text[at - 1])) continue;
+    const std::string_view before = text.substr(0, at), after = text.substr(end);
+    const auto ends_with = [&](std::string_view w) {
+      size_t e = before.size();
+      while (e > 0 && (before[e - 1] == ' ' || before[e - 1] == '\t')) --e;
+      return e >= w.size() && before.substr(e - w.size(), w.size()) == w;
+    };
+    if (ends_with("setattr(") || ends_with("vars(") || after.starts_with(".__dict__")) return true;
+  }
+  return false;
+}
+
 }  // namespace perflint

@@ -974,4 +974,13 @@ TEST(CrossFile, ARolloutLoopBeforeAnotherFilesUpdateIsAStepLoop) {
   check_project(kDir.parent_path() / "crossfile_rollout_update", 2);
 }
 
+TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {
+  // tests/fixtures/crossfile_module_constants/ (OpenAI-CLIP's `import config as CFG`, held-out round
+  // 27; Kaggle-style `class CFG:`): num_workers read as settings.NUM_WORKERS, through an alias, by
+  // name, as CFG.num_workers of the settings module, and as a class attribute of the script: PFL101.
+  // Traps: a constant bound under an `if`, one a function rebinds through `global`, a class
+  // attribute the script overwrites, and a class that setattr() fills from the options.
+  check_project(kDir.parent_path() / "crossfile_module_constants", 2);
+}
+
 }  // namespace perflint

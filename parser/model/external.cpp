@@ -8,21 +8,6 @@ namespace perflint {
 
 namespace {
 
-// Roots of dotted names that are never the project's own modules: a call into them leaves the
-// project, so it is not worth a look-up.
-bool library_root(std::string_view q) {
-  const std::string_view root = q.substr(0, q.find('.'));
-  for (std::string_view lib : {"torch", "torchvision", "torchaudio", "torchtext", "numpy", "np", "os", "sys", "math",
-                               "time", "random", "json", "logging", "collections", "functools", "itertools",
-                               "typing", "re", "copy", "argparse", "transformers", "accelerate", "lightning",
-                               "pytorch_lightning", "tqdm", "PIL", "cv2", "scipy", "sklearn", "wandb", "datasets",
-                               "einops", "timm", "pathlib", "shutil", "subprocess", "pickle", "yaml", "glob",
-                               "warnings", "datetime", "contextlib", "dataclasses", "pandas", "matplotlib",
-                               "tensorboard", "tensorboardX", "apex", "deepspeed", "fairscale", "huggingface_hub"})
-    if (root == lib) return true;
-  return false;
-}
-
 bool move_name(std::string_view name) {
   return name == "cuda" || name == "to" || name == "train" || name == "float" || name == "half" ||
          name == "bfloat16" || name == "cpu" || name == "eval";

@@ -104,6 +104,21 @@ inline bool class_by_name(std::string_view q) {
   return q[dot + 1] >= 'A' && q[dot + 1] <= 'Z';
 }
 
+// Roots of dotted names that are never the project's own modules: a call into them leaves the
+// project, so it is not worth a look-up.
+inline bool library_root(std::string_view q) {
+  const std::string_view root = q.substr(0, q.find('.'));
+  for (std::string_view lib : {"torch", "torchvision", "torchaudio", "torchtext", "numpy", "np", "os", "sys", "math",
+                               "time", "random", "json", "logging", "collections", "functools", "itertools",
+                               "typing", "re", "copy", "argparse", "transformers", "accelerate", "lightning",
+                               "pytorch_lightning", "tqdm", "PIL", "cv2", "scipy", "sklearn", "wandb", "datasets",
+                               "einops", "timm", "pathlib", "shutil", "subprocess", "pickle", "yaml", "glob",
+                               "warnings", "datetime", "contextlib", "dataclasses", "pandas", "matplotlib",
+                               "tensorboard", "tensorboardX", "apex", "deepspeed", "fairscale", "huggingface_hub"})
+    if (root == lib) return true;
+  return false;
+}
+
 inline bool is_ascii_name_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -674,6 +689,19 @@ struct Model::Impl {
   // `config.TRAIN.SHUFFLE` (an attribute chain): its config-tree default, of this file's tree or of
   // another module's (`from config import config`); unknown otherwise.
   Value config_tree_value(TSNode chain, int depth) const;
+  // Module-level constants (`NUM_WORKERS = 0`, bound once, directly in the module) and class-level
+  // attributes of module-level classes used as namespaces (`class CFG: num_workers = 0`, as
+  // "CFG.num_workers"), by name -> value, for those nothing in this file may change (a second
+  // binding, `global`, `CFG.num_workers = ...`, setattr). Built on first use.
+  const std::unordered_map<std::string, TSNode>& module_constants() const;
+  mutable std::optional<std::unordered_map<std::string, TSNode>> module_constants_;
+  // `CFG.num_workers` read through this file's class CFG itself (not an instance): its class-level
+  // constant; unknown otherwise.
+  Value class_constant(TSNode attribute, int depth) const;
+  // `settings.NUM_WORKERS`, `NUM_WORKERS` (`from settings import NUM_WORKERS`), `CFG.num_workers`
+  // (`from config import CFG`): a constant of another project module (ProjectContext::module_constant)
+  // when the name is imported and not bound here; unknown otherwise.
+  Value imported_constant(TSNode n) const;
   Value project_option(const std::string& source, std::string_view dest, bool parser) const;
   // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
   // call of the function): the option's default, of this file's parser or a project function's.

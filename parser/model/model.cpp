@@ -738,9 +738,11 @@ void set_default(OptionDefault& d, const Value& v) {
   }
 }
 
-std::vector<OptionDefault> Model::config_tree_defaults() const {
+
+// The known module-level values of `named` (key -> value expression), as option defaults.
+std::vector<OptionDefault> Model::known_defaults(const std::unordered_map<std::string, TSNode>& named) const {
   std::vector<OptionDefault> out;
-  for (const auto& [key, value] : impl_->config_tree()) {
+  for (const auto& [key, value] : named) {
     OptionDefault d;
     d.dest = key;
     d.flag = key;
@@ -750,6 +752,10 @@ std::vector<OptionDefault> Model::config_tree_defaults() const {
   }
   return out;
 }
+
+std::vector<OptionDefault> Model::config_tree_defaults() const { return known_defaults(impl_->config_tree()); }
+
+std::vector<OptionDefault> Model::module_constant_defaults() const { return known_defaults(impl_->module_constants()); }
 
 std::vector<OptionDefault> Model::option_defaults() const {
   std::vector<OptionDefault> out;

@@ -1,6 +1,8 @@
 // Semantic model of one Python file, part: Values: constant evaluation through assignments, argparse options and their defaults.
 #include "parser/model/impl.hpp"
 
+#include <filesystem>
+
 namespace perflint {
 
 const Model::Impl::Bindings& Model::Impl::bindings() const {
@@ -209,7 +211,8 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       if (it->second.size() != 1) return Value{};
       return eval(all_assigns[it->second.front()].value, scope, depth + 1);
     }
-    return Value{};
+    // `from settings import NUM_WORKERS`: the other module's constant.
+    return imported_constant(n);
   }
   if (k == "subscript") {
     // `config["num_workers"]` of a dict literal.
@@ -222,6 +225,8 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   }
   if (k == "attribute") {
     if (Value c = config_tree_value(n, depth); c.known()) return c;
+    if (Value c = class_constant(n, depth); c.known()) return c;
+    if (Value c = imported_constant(n); c.known()) return c;
     // args.workers -> the argparse default of --workers.
     TSNode obj = field(n, "object");
     // `self.loss_device`, bound once in the file, by its class's constructor (`self.loss_device =
@@ -557,6 +562,92 @@ Value Model::Impl::config_tree_value(TSNode chain, int depth) const {
   v.from_imported_option = false;  // a config file's default, not a command-line switch
   v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
                   std::to_string(d->line) + ", its default; a YAML file merged into it may change it)";
+  return v;
+}
+
+const std::unordered_map<std::string, TSNode>& Model::Impl::module_constants() const {
+  if (module_constants_) return *module_constants_;
+  auto& out = module_constants_.emplace();
+  std::unordered_map<std::string, int> writes;
+  for (const Assign& a : all_assigns) {
+    if (!null(a.ctx.function) || !is(a.target, "identifier")) continue;
+    const TSNode holder = ts_node_parent(a.statement);
+    std::string key(t(a.target));
+    if (is(holder, "block")) {
+      // Directly in the body of a module-level class: a class attribute. Anywhere else (under an
+      // `if`, a `try`, a loop): a binding that depends on the run.
+      TSNode cls = ts_node_parent(holder);
+      TSNode up = is(cls, "class_definition") ? ts_node_parent(cls) : TSNode{};
+      if (is(up, "decorated_definition")) up = ts_node_parent(up);
+      if (!is(up, "module")) {
+        writes[key] += 2;
+        continue;
+      }
+      key = std::string(t(field(cls, "name"))) + "." + key;
+    } else if (!is(holder, "module")) {
+      writes[key] += 2;
+      continue;
+    }
+    ++writes[key];
+    out[key] = a.value;
+  }
+  const Bindings& b = bindings();
+  const std::string_view whole = src.text();
+  for (auto it = out.begin(); it != out.end();) {
+    const std::string& key = it->first;
+    const size_t dot = key.find('.');
+    bool constant = writes[key] == 1;
+    if (constant && dot == std::string::npos) {
+      // Rebound in ways the model does not follow, or by a function through `global`.
+      constant = !b.opaque.count(scope_key(TSNode{}, key));
+      for (size_t at = whole.find("global "); constant && at != std::string_view::npos; at = whole.find("global ", at + 1)) {
+        const size_t eol = std::min(whole.find('\n', at), whole.size());
+        constant = !names_word(whole.substr(at + 7, eol - at - 7), key);
+      }
+    } else if (constant) {
+      // `CFG.num_workers = 8`, `setattr(CFG, k, v)`, `vars(CFG).update(...)` in this file; a class
+      // bound again (`CFG = Other`) is not the class.
+      const std::string_view owner = std::string_view(key).substr(0, dot);
+      constant = !may_write_attribute(whole, owner, std::string_view(key).substr(dot + 1)) &&
+                 writes[std::string(owner)] == 0 && !b.assigns.count(scope_key(TSNode{}, owner));
+    }
+    it = constant ? std::next(it) : out.erase(it);
+  }
+  return out;
+}
+
+Value Model::Impl::class_constant(TSNode attribute, int depth) const {
+  const TSNode obj = field(attribute, "object");
+  if (!is(obj, "identifier") || null(module_class(t(obj)))) return Value{};
+  const auto& constants = module_constants();
+  const auto it = constants.find(std::string(t(attribute)));
+  if (it == constants.end()) return Value{};
+  Value v = eval(it->second, TSNode{}, depth + 1);
+  if (v.known() && !v.from_option && v.from_config.empty()) v.from_config = std::string(t(attribute)) + " (a class attribute)";
+  return v;
+}
+
+Value Model::Impl::imported_constant(TSNode n) const {
+  if (!project) return Value{};
+  const std::string_view text_of = t(n);
+  for (char ch : text_of)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return Value{};
+  const std::string_view root = text_of.substr(0, text_of.find('.'));
+  const auto alias = aliases.find(root);
+  if (alias == aliases.end() || library_root(alias->second)) return Value{};
+  // Bound here as well (`settings = load(...)`): not the module's.
+  const Bindings& b = bindings();
+  if (b.by_name.count(root) || b.opaque.count(scope_key(TSNode{}, root))) return Value{};
+  const std::string qualified = alias->second + std::string(text_of.substr(root.size()));
+  if (qualified.find('.') == std::string::npos) return Value{};
+  std::string module_path;
+  const std::optional<OptionDefault> d = project->module_constant(src.path(), qualified, &module_path);
+  if (!d) return Value{};
+  Value v = option_default_value(d, module_path);
+  v.from_imported_option = false;  // a module's constant, not a command-line switch
+  if (v.known())
+    v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
+                    std::to_string(d->line) + ")";
   return v;
 }
 
