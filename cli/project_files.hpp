@@ -84,6 +84,7 @@ class FileProjectContext final : public ProjectContext {
                                           const ModuleSummary** module) override;
   std::string returned_class(const std::string& from_file, const std::string& function, int index) override;
   bool returned_host(const std::string& from_file, const std::string& function, int index) override;
+  bool returns_tensor(const std::string& from_file, const std::string& function) override;
   bool loader_subclass(const std::string& from_file, const std::string& cls) override;
   bool function_syncs(const std::string& from_file, const std::string& target) override;
   std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file, std::string_view cls,

@@ -1008,6 +1008,14 @@ bool FileProjectContext::returned_host(const std::string& from_file, const std::
   return f && std::find(f->returned_host.begin(), f->returned_host.end(), index) != f->returned_host.end();
 }
 
+bool FileProjectContext::returns_tensor(const std::string& from_file, const std::string& function) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  return f && f->returns_tensor;
+}
+
 bool FileProjectContext::loader_subclass(const std::string& from_file, const std::string& cls) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();

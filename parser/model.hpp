@@ -219,6 +219,9 @@ class Model {
   // of the project) returns on the host at every return (`loss, acc = loss_fn(out, y)` where
   // loss_fn computes both from `.to("cpu")` copies). Reading such a value back costs no sync.
   bool host_derived(TSNode expr) const;
+  // The function call `c` runs (of this file, else of the project: FunctionSummary::returns_tensor)
+  // returns a torch operation's result at every return: `util.masked_mape(pred, real, 0.0)`.
+  bool returns_tensor(const CallInfo& c) const;
   // The function holding `node` is run by another file's training step (ProjectContext::step_entries).
   bool run_by_other_file(TSNode node) const;
   // `use` names a parameter that its function also binds by other means than `name = value` (a

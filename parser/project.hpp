@@ -55,6 +55,9 @@ struct FunctionSummary {
   // It returns a CUDA device (`return torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
   // or a name bound so): a script that calls it picks CUDA (pytorchic-bert's utils.get_device()).
   bool returns_cuda_device = false;
+  // Every return gives the result of a torch operation (`return torch.mean(loss)`, a same-module
+  // helper's such result; no factory): a tensor where its inputs are (Model::returns_tensor).
+  bool returns_tensor = false;
   // Return indices (-1 for a plain return value, i for element i of a tuple) at which every return
   // gives a value computed on the host (Model::host_derived): `return loss_val, acc_val` computed
   // from `.to("cpu")` copies. Only for functions that copy something to the host.
@@ -297,6 +300,13 @@ class ProjectContext {
   // not known. Its module is parsed for this even when it has no training step.
   // The project function `function` (as `from_file`'s imports name it) returns, at `index`, a
   // value computed on the host at every return (FunctionSummary::returned_host).
+  // The project function `function` (as `from_file`'s imports name it) returns a torch operation's
+  // result at every return (FunctionSummary::returns_tensor).
+  virtual bool returns_tensor(const std::string& from_file, const std::string& function) {
+    (void)from_file;
+    (void)function;
+    return false;
+  }
   virtual bool returned_host(const std::string& from_file, const std::string& function, int index) {
     (void)from_file;
     (void)function;

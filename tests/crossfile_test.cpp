@@ -983,4 +983,11 @@ TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {
   check_project(kDir.parent_path() / "crossfile_module_constants", 2);
 }
 
+TEST(CrossFile, ItemOnAnotherModulesTorchResultIsASync) {
+  // tests/fixtures/crossfile_metric_helper/ (Graph-WaveNet's util.masked_mape, held-out round 29):
+  // `.item()` on what a metric helper of another module returns, a torch operation on the step's
+  // CUDA tensors: PFL201. Traps: a NumPy metric, a metric given host copies, a host factory.
+  check_project(kDir.parent_path() / "crossfile_metric_helper", 2);
+}
+
 }  // namespace perflint

@@ -189,4 +189,53 @@ bool Model::host_derived(TSNode expr) const {
   return impl_->host_derived(expr, 0);
 }
 
+namespace {
+
+// A torch function that computes a tensor from tensors (`torch.mean`, `torch.sqrt`,
+// `torch.nn.functional.mse_loss`): not a factory (`torch.zeros`, `torch.tensor`, `torch.load`), not a
+// sub-package that returns other things (`torch.cuda.`, `torch.nn.Linear`), not a query.
+bool torch_operation(std::string_view q) {
+  if (!q.starts_with("torch.")) return false;
+  std::string_view rest = q.substr(6);
+  if (rest.starts_with("nn.functional.")) rest = rest.substr(14);
+  else if (rest.find('.') != std::string_view::npos) return false;
+  for (std::string_view p : {"is_", "get_", "set_", "rand", "zeros", "ones", "empty", "full", "from_", "as_", "manual_"})
+    if (rest.starts_with(p) && !rest.ends_with("_like")) return false;
+  for (std::string_view e : {"tensor", "arange", "range", "linspace", "logspace", "eye", "load", "save", "device",
+                             "Size", "finfo", "iinfo", "numel", "no_grad", "inference_mode", "autocast", "compile",
+                             "seed", "initial_seed", "typename", "Tensor", "FloatTensor", "LongTensor", "frombuffer",
+                             "tril_indices", "triu_indices", "normal", "bernoulli", "multinomial", "poisson"})
+    if (rest == e) return false;
+  return !rest.empty() && !(rest.front() >= 'A' && rest.front() <= 'Z');
+}
+
+}  // namespace
+
+bool Model::Impl::returns_torch_op(size_t fi, int depth) const {
+  if (fi >= functions.size() || depth > 2) return false;
+  bool any = false;
+  for (TSNode ret : returns_of(functions[fi].node)) {
+    const TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+    const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
+    if (!c) return false;
+    if (!torch_operation(c->qualname)) {
+      const size_t ci = static_cast<size_t>(c - calls.data());
+      if (ci >= call_callees.size() || call_callees[ci].size() != 1 || !returns_torch_op(call_callees[ci].front(), depth + 1))
+        return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
+bool Model::returns_tensor(const CallInfo& c) const {
+  const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
+  if (ci >= impl_->calls.size()) return false;
+  if (ci < impl_->call_callees.size() && !impl_->call_callees[ci].empty())
+    return impl_->call_callees[ci].size() == 1 && impl_->returns_torch_op(impl_->call_callees[ci].front(), 0);
+  if (!impl_->project) return false;
+  const std::string target = impl_->outgoing_target(c);
+  return !target.empty() && impl_->project->returns_tensor(impl_->src.path(), target);
+}
+
 }  // namespace perflint

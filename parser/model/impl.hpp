@@ -524,6 +524,8 @@ struct Model::Impl {
   // The function `c` runs (of this file, else of the project) returns a host value at `index`.
   bool call_returns_host(const CallInfo& c, int index, int depth) const;
   bool host_derived(TSNode e, int depth) const;
+  // Every return of `fi` is a torch operation's result, directly or through a helper of this file.
+  bool returns_torch_op(size_t fi, int depth) const;
   // Rollout loops whose update is only another file's (`agent.update(...)` of ppo.py).
   std::unordered_set<NodeKey, NodeKeyHash> foreign_rollouts;
   bool all_host(const std::vector<TSNode>& values, int depth) const;  // each one host_derived; some

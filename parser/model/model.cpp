@@ -436,6 +436,7 @@ std::vector<FunctionSummary> Model::function_summaries() const {
       if (std::string c = impl_->returned_class(fi, index); !c.empty()) s.returned_classes.emplace_back(index, std::move(c));
     s.line = impl_->src.position(ts_node_start_byte(f.node)).line;
     s.returns_cuda_device = impl_->returns_cuda_device(fi);
+    s.returns_tensor = impl_->returns_torch_op(fi, 0);
     const auto& in_fi = impl_->calls_in(fi);
     if (std::any_of(in_fi.begin(), in_fi.end(), [&](size_t ci) { return impl_->host_copy_call(impl_->calls[ci]); }))
       for (int index = plain ? -1 : 0; index < static_cast<int>(std::min<size_t>(widest, 8)); ++index)

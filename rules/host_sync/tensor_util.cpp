@@ -435,6 +435,12 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (!c) continue;
       if (!c->qualname.empty()) {
         if (starts_with(c->qualname, "torch.") && !torch_non_tensor(c->qualname)) return true;
+        // A helper that returns a torch operation's result (`util.masked_mape(pred, real, 0.0)`,
+        // Graph-WaveNet; held-out round 29): a device tensor when one of its arguments is.
+        if (depth < 4 && model.returns_tensor(*c)) {
+          for (TSNode a : c->positional) todo.emplace_back(a, depth + 1);
+          for (const Argument& a : c->keywords) todo.emplace_back(a.value, depth + 1);
+        }
         continue;
       }
       if (c->method.empty() || one_of(c->method, kMetadataMethods)) continue;
