@@ -990,4 +990,12 @@ TEST(CrossFile, ItemOnAnotherModulesTorchResultIsASync) {
   check_project(kDir.parent_path() / "crossfile_metric_helper", 2);
 }
 
+TEST(CrossFile, OptionsParsedAtTheTopOfAnotherModuleAreReadThroughIt) {
+  // tests/fixtures/crossfile_options_module/ (end2end-asr-pytorch, held-out round 29): `args =
+  // constant.args` and `constant.args.x` read utils/constant.py's parsed options: the loader's 4
+  // workers restart every epoch (PFL105). Trap: a loss branch under `if smoothing > 0.0:`, which
+  // every call passes --label-smoothing (default 0.0), does not run as launched (no PFL201).
+  check_project(kDir.parent_path() / "crossfile_options_module", 4);
+}
+
 }  // namespace perflint

@@ -398,6 +398,8 @@ Value Model::Impl::imported_option(TSNode object, std::string_view dest, TSNode 
       if (it2->second.size() != 1) return Value{};
       const TSNode v = all_assigns[it2->second.front()].value;
       if (is(v, "call")) source = qualname_of(field(v, "function"));
+      // `args = constant.args`: the options another module parses at its top level.
+      else if (is(v, "attribute") && is_plain_dotted(t(v))) source = qualname_of(v);
       break;
     }
   }
