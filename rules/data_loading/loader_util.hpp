@@ -20,8 +20,9 @@ uint32_t line_of(const Emitter& out, TSNode node);
 // The DataLoader built by this call when it feeds (or is assumed to feed) the training loop; null
 // otherwise (not a DataLoader, an eval-only loader, a loader not linked to any step loop).
 const DataLoaderInfo* training_loader(const Model& model, const CallInfo& call);
-// `DataLoader(range(n), ...)`: batches of indices into data the step already holds (benchmarking-gnns'
-// edge permutations): no workers or pinning needed.
+// `DataLoader(range(n), ...)`, or a tensor of indices (`torch.LongTensor(range(n))`, `torch.arange(n)`,
+// directly or through a name bound only to one): batches of indices into data the step already holds
+// (benchmarking-gnns' edge permutations, GCNII's ppi.py): no workers or pinning needed.
 bool index_range_loader(const Model& model, const CallInfo& call);
 
 // "assumed to feed the training loop at line N: ..." when the model only assumed the link.
