@@ -824,6 +824,29 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::star_aliase
       }
     }
   }
+  // And what the module defines at its top level (`class YOLOv3`, `def add_conv`, `WORKERS = 0`), public
+  // names only, as `module.Name` (PyTorch_YOLOv3's `from models.yolov3 import *`, held-out round 30).
+  const auto name_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = 0; at < text.size();) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    std::string_view line(text.data() + at, eol - at);
+    at = eol + 1;
+    size_t skip = 0;
+    if (line.starts_with("class ")) skip = 6;
+    else if (line.starts_with("def ")) skip = 4;
+    else if (line.starts_with("async def ")) skip = 10;
+    size_t end = skip;
+    while (end < line.size() && name_byte(line[end])) ++end;
+    if (end == skip || line[skip] == '_' || std::isdigit(static_cast<unsigned char>(line[skip]))) continue;
+    if (skip == 0) {  // `NAME = value` (not `==`, not `name.attr = `)
+      size_t eq = end;
+      while (eq < line.size() && line[eq] == ' ') ++eq;
+      if (eq >= line.size() || line[eq] != '=' || (eq + 1 < line.size() && line[eq + 1] == '=')) continue;
+    }
+    const std::string name(line.substr(skip, end - skip));
+    if (std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == name; }))
+      out.emplace_back(name, module + "." + name);
+  }
   return out;
 }
 

@@ -998,4 +998,12 @@ TEST(CrossFile, OptionsParsedAtTheTopOfAnotherModuleAreReadThroughIt) {
   check_project(kDir.parent_path() / "crossfile_options_module", 4);
 }
 
+TEST(CrossFile, AStarImportBringsTheModulesClassesFunctionsAndConstants) {
+  // tests/fixtures/crossfile_star_definitions/ (PyTorch_YOLOv3's `from models.yolov3 import *`,
+  // held-out round 30): the detector class, whose convolutions module-level helpers build (PFL503),
+  // and config.py's NUM_WORKERS = 0 (PFL101) come through star imports. Trap: train_mlp.py defines its
+  // own build() and NUM_WORKERS, which the star import does not replace.
+  check_project(kDir.parent_path() / "crossfile_star_definitions", 5);
+}
+
 }  // namespace perflint

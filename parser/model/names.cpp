@@ -5,6 +5,29 @@
 
 namespace perflint {
 
+namespace {
+
+// `def name`, `class name` or `name = ...` at the start of a line of `text`: this file's own name,
+// which a star import does not replace.
+bool defines_at_top_level(std::string_view text, std::string_view name) {
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) continue;
+    size_t line = text.rfind('\n', at == 0 ? 0 : at - 1);
+    line = line == std::string_view::npos || at == 0 ? 0 : line + 1;
+    const std::string_view head = text.substr(line, at - line);
+    if (head == "def " || head == "class " || head == "async def ") return true;
+    if (head.empty()) {
+      size_t eq = end;
+      while (eq < text.size() && text[eq] == ' ') ++eq;
+      if (eq < text.size() && text[eq] == '=' && (eq + 1 >= text.size() || text[eq + 1] != '=')) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string Model::Impl::qualname_of(TSNode n) const {
   // Most expressions are not rooted in an import, and the text shows it: a root identifier is
   // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
@@ -41,6 +64,8 @@ std::string Model::Impl::qualname_of(TSNode n) const {
 std::string Model::Impl::star_qualname(std::string_view name) const {
   if (auto hit = star_memo_.find(name); hit != star_memo_.end()) return hit->second;
   std::string found;
+  // This file's own function or class of that name is the one called.
+  if (defines_at_top_level(src.text(), name)) return star_memo_.emplace(name, found).first->second;
   for (const std::string& module : star_modules)
     if (project->module_defines(src.path(), module, name)) {
       found = module + "." + std::string(name);
@@ -106,7 +131,7 @@ void Model::Impl::record_import(TSNode stmt, TSNode parent, const Context& ctx) 
           // What the module imports comes along (`from modeling.deeplab import *` brings `torch`:
           // pytorch-deeplab-xception's train.py never imports it by name; held-out round 12).
           for (auto& [local, qualified] : project->star_aliases(src.path(), module))
-            if (!aliases.contains(local)) {
+            if (!aliases.contains(local) && !defines_at_top_level(src.text(), local)) {
               star_alias_names.push_back(local);
               alias(star_alias_names.back(), qualified);
               if (qualified.find('.') == std::string::npos) imported_modules.emplace_back(star_alias_names.back());
