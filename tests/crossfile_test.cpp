@@ -1006,4 +1006,11 @@ TEST(CrossFile, AStarImportBringsTheModulesClassesFunctionsAndConstants) {
   check_project(kDir.parent_path() / "crossfile_star_definitions", 5);
 }
 
+TEST(CrossFile, ACopyHelperThatConvertsTheBatchFieldFirstStillCopiesTheBatch) {
+  // tests/fixtures/crossfile_converting_helper/ (audioset_tagging_cnn, held-out round 30): the step
+  // hands each batch field to move_data_to_device, which converts it (`x = torch.Tensor(x)`) and
+  // copies it without non_blocking: PFL103 there. Trap: a helper that loads a file into its parameter.
+  check_project(kDir.parent_path() / "crossfile_converting_helper", 2);
+}
+
 }  // namespace perflint

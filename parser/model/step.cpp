@@ -1427,11 +1427,30 @@ bool Model::Impl::external_batch(TSNode name) const {
   const size_t fi = null(ctx.function) ? SIZE_MAX : function_index(ctx.function);
   if (fi == SIZE_MAX) return false;
   const auto& b = bindings();
-  // Not bound again before the use (`x = x.float()` earlier); the use's own statement may rebind it.
+  // A host conversion of the name itself (`x = torch.Tensor(x)` of a NumPy batch field, `x =
+  // torch.from_numpy(x)`, `x = x.float()`): still the batch, still on the host (audioset_tagging_cnn's
+  // move_data_to_device, held-out round 30).
+  const auto converts_itself = [&](const Assign& a, std::string_view n) {
+    const TSNode v = unparenthesized(a.value);
+    const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
+    if (!c || c->keyword("device")) return false;
+    if (!c->qualname.empty()) {
+      static constexpr std::string_view kConversions[] = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor",
+                                                          "torch.IntTensor", "torch.from_numpy", "torch.as_tensor",
+                                                          "torch.tensor"};
+      return std::find(std::begin(kConversions), std::end(kConversions), c->qualname) != std::end(kConversions) &&
+             c->positional.size() == 1 && is(c->positional.front(), "identifier") && t(c->positional.front()) == n;
+    }
+    return is(c->receiver, "identifier") && t(c->receiver) == n &&
+           (c->method == "float" || c->method == "long" || c->method == "int" || c->method == "double" ||
+            c->method == "contiguous");
+  };
+  // Not bound again before the use (`x = x.cuda()` earlier); the use's own statement may rebind it.
   const auto unbound_before = [&](std::string_view n) {
     const auto a = b.assigns.find(scope_key(ctx.function, n));
     if (a != b.assigns.end() && std::any_of(a->second.begin(), a->second.end(), [&](size_t ai) {
-          return ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name);
+          return ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name) &&
+                 !converts_itself(all_assigns[ai], n);
         }))
       return false;
     // Nor as part of a tuple (`x, y = x.cuda(), y.cuda()`).
