@@ -720,6 +720,7 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
   // `create_modules(self.module_defs)`, a function of models.py).
   std::vector<std::string_view> bodies;
   std::vector<std::string> seen{target_class};
+  std::vector<std::string> imported_names;  // called names this module does not define
   if (const std::string_view own = class_text(target_class); !own.empty()) bodies.push_back(own);
   // The module's base classes of a class, from its header (`class Generator32(Generator):` builds
   // its layers in Generator.__init__: pytorch-gan-collections, held-out round 28).
@@ -759,7 +760,11 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
       at = end;
       if (end >= body.size() || body[end] != '(' || std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
       seen.push_back(name);
-      if (const std::string_view more = upper ? class_text(name) : def_text(name); !more.empty()) bodies.push_back(more);
+      // (A lowercase class is a class: Graph-WaveNet's `gwnet`.)
+      std::string_view more = upper ? class_text(name) : def_text(name);
+      if (more.empty() && !upper) more = class_text(name);
+      if (!more.empty()) bodies.push_back(more);
+      else if (imported_names.size() < 16) imported_names.push_back(name);
     }
   }
   if (bodies.empty()) return out;
@@ -804,6 +809,37 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
         if (here == std::string::npos) here = built;
       }
     if (here != std::string::npos && first == std::string::npos) first = here, first_body = body;
+  }
+  if (first == std::string::npos && linears == 0 && !imported_names.empty()) {
+    // No convolution spelled here: the network may be a class another module defines, which this
+    // one imports by name or with `*` (Graph-WaveNet's engine.py builds `gwnet` of model.py through
+    // `from model import *`; held-out round 29). Its own evidence, when it has some.
+    std::vector<std::string> stars;
+    std::vector<std::pair<std::string, std::string>> named;  // local -> dotted
+    for (const std::string& stmt : project_text::import_lines(text)) {
+      const std::vector<std::string> w = project_text::import_words(stmt);
+      if (w.size() < 4 || w[0] != "from" || w[2] != "import") continue;
+      const std::string from = w[1].substr(w[1].find_first_not_of('.') == std::string::npos ? w[1].size() : w[1].find_first_not_of('.'));
+      if (from.empty()) continue;
+      for (size_t i = 3; i < w.size(); ++i) {
+        if (w[i] == "*") {
+          stars.push_back(from);
+        } else if (i + 2 < w.size() && w[i + 1] == "as") {
+          named.emplace_back(w[i + 2], from + "." + w[i]);
+          i += 2;
+        } else {
+          named.emplace_back(w[i], from + "." + w[i]);
+        }
+      }
+    }
+    for (const std::string& name : imported_names) {
+      std::vector<std::string> targets;
+      for (const auto& [local, dotted] : named)
+        if (local == name) targets.push_back(dotted);
+      for (const std::string& m : stars) targets.push_back(m + "." + name);
+      for (const std::string& t : targets)
+        if (std::string there = conv_evidence(r->first, t); !there.empty()) return out = there;
+    }
   }
   if (first == std::string::npos || convs <= linears) return out;
   first += static_cast<size_t>(first_body.data() - text.data());

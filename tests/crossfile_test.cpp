@@ -1013,4 +1013,11 @@ TEST(CrossFile, ACopyHelperThatConvertsTheBatchFieldFirstStillCopiesTheBatch) {
   check_project(kDir.parent_path() / "crossfile_converting_helper", 2);
 }
 
+TEST(CrossFile, ANetworkTheWrapperImportsIsItsConvEvidence) {
+  // tests/fixtures/crossfile_imported_network/ (Graph-WaveNet, held-out round 29): the script builds
+  // engine.py's trainer, whose network is model.py's lowercase class gwnet, taken with a star import:
+  // PFL503. Trap: an evaluator wrapper's convolutional feature network beside an MLP (train_mlp.py).
+  check_project(kDir.parent_path() / "crossfile_imported_network", 5);
+}
+
 }  // namespace perflint

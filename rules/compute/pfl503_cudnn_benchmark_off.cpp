@@ -90,11 +90,15 @@ class RulePFL503 final : public Rule {
     // (`from model import Generator`; stylegan2-pytorch, minDiffusion's UNet).
     std::string elsewhere;
     if (!conv)
-      for (const CallInfo& c : model.calls())
+      for (const CallInfo& c : model.calls()) {
+        // An evaluator's network (`self.eval_wrapper = EvaluatorMDMWrapper(...)`: motion-diffusion-
+        // model's feature extractor for metrics) is not the model the step trains.
+        if (icontains(model.text(c.function), "eval")) continue;
         if (!(elsewhere = model.project_conv_evidence(c)).empty() || !(elsewhere = registry_conv_evidence(model, c)).empty()) {
           conv = &c;
           break;
         }
+      }
     if (!conv) return;
     TSNode disabled{};
     for (TSNode a : model.nodes_of_kind("assignment")) {
