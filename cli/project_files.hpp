@@ -192,6 +192,9 @@ class FileProjectContext final : public ProjectContext {
   // The .py files under a root (project_python_files), walked once per run; caller holds mu_.
   const std::vector<std::string>& root_files(const std::string& root);
   std::map<std::string, std::vector<std::string>> root_files_;
+  // The summary of project function `function` (as `from_file`'s imports name it), parsed only when its
+  // module has a return statement; for the questions about what it returns. Caller holds mu_.
+  const FunctionSummary* returning_function(const std::string& from_file, const std::string& function);
   // module_constant's answers, by root, caller's directory and qualified name: value and module.
   std::map<std::string, std::optional<std::pair<OptionDefault, std::string>>> constants_;
   // Facts kept between runs (cli/project_facts.cpp). Per root: the state they were computed from

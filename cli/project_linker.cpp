@@ -826,27 +826,12 @@ std::vector<std::pair<std::string, std::string>> FileProjectContext::star_aliase
   }
   // And what the module defines at its top level (`class YOLOv3`, `def add_conv`, `WORKERS = 0`), public
   // names only, as `module.Name` (PyTorch_YOLOv3's `from models.yolov3 import *`, held-out round 30).
-  const auto name_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = 0; at < text.size();) {
-    const size_t eol = std::min(text.find('\n', at), text.size());
-    std::string_view line(text.data() + at, eol - at);
-    at = eol + 1;
-    size_t skip = 0;
-    if (line.starts_with("class ")) skip = 6;
-    else if (line.starts_with("def ")) skip = 4;
-    else if (line.starts_with("async def ")) skip = 10;
-    size_t end = skip;
-    while (end < line.size() && name_byte(line[end])) ++end;
-    if (end == skip || line[skip] == '_' || std::isdigit(static_cast<unsigned char>(line[skip]))) continue;
-    if (skip == 0) {  // `NAME = value` (not `==`, not `name.attr = `)
-      size_t eq = end;
-      while (eq < line.size() && line[eq] == ' ') ++eq;
-      if (eq >= line.size() || line[eq] != '=' || (eq + 1 < line.size() && line[eq + 1] == '=')) continue;
-    }
-    const std::string name(line.substr(skip, end - skip));
-    if (std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == name; }))
+  any_top_level_name(text, [&](std::string_view defined) {
+    const std::string name(defined);
+    if (name.front() != '_' && std::none_of(out.begin(), out.end(), [&](const auto& p) { return p.first == name; }))
       out.emplace_back(name, module + "." + name);
-  }
+    return false;
+  });
   return out;
 }
 
@@ -1011,12 +996,16 @@ bool FileProjectContext::function_syncs(const std::string& from_file, const std:
   return false;
 }
 
-std::string FileProjectContext::returned_class(const std::string& from_file, const std::string& function, int index) {
+const FunctionSummary* FileProjectContext::returning_function(const std::string& from_file, const std::string& function) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  // (A module without a return statement returns nothing: not parsed.)
+  return parsed_function(root_for(self), self.string(), function, nullptr, "return");
+}
+
+std::string FileProjectContext::returned_class(const std::string& from_file, const std::string& function, int index) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  // (A module without a return statement returns no class: not parsed.)
-  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  const FunctionSummary* f = returning_function(from_file, function);
   if (!f) return {};
   for (const auto& [i, cls] : f->returned_classes)
     if (i == index) return cls;
@@ -1024,18 +1013,14 @@ std::string FileProjectContext::returned_class(const std::string& from_file, con
 }
 
 bool FileProjectContext::returned_host(const std::string& from_file, const std::string& function, int index) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  const FunctionSummary* f = returning_function(from_file, function);
   return f && std::find(f->returned_host.begin(), f->returned_host.end(), index) != f->returned_host.end();
 }
 
 bool FileProjectContext::returns_tensor(const std::string& from_file, const std::string& function) {
-  std::error_code ec;
-  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  const FunctionSummary* f = parsed_function(root_for(self), self.string(), function, nullptr, "return");
+  const FunctionSummary* f = returning_function(from_file, function);
   return f && f->returns_tensor;
 }
 

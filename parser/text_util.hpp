@@ -1,5 +1,6 @@
 // Small string helpers shared by the model, the rules and the probe.
 #pragma once
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string_view>
@@ -52,6 +53,48 @@ inline bool names_device(std::string_view name) {
   return false;
 }
 
+// Whether an assignment starts at `text[i]` after blanks: `=` (not `==`), or an augmented `+=`, `-=`, ...
+inline bool assignment_at(std::string_view text, size_t i) {
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i < text.size() && text[i] == '=') return i + 1 >= text.size() || text[i + 1] != '=';
+  return i + 1 < text.size() && text[i + 1] == '=' && std::string_view("+-*/|&%@^").find(text[i]) != std::string_view::npos;
+}
+
+// The name a top-level line of a module binds: `def name(`, `async def name(`, `class Name`, or a
+// plain `NAME = ...` written at the start of the line; empty for any other line.
+inline std::string_view top_level_name(std::string_view line) {
+  const auto name_byte = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  size_t skip = 0;
+  if (line.starts_with("class ")) skip = 6;
+  else if (line.starts_with("def ")) skip = 4;
+  else if (line.starts_with("async def ")) skip = 10;
+  size_t end = skip;
+  while (end < line.size() && name_byte(line[end])) ++end;
+  if (end == skip || (line[skip] >= '0' && line[skip] <= '9')) return {};
+  // `NAME = value`, not `NAME == x` nor `NAME += 1` (a rebinding of what an earlier line bound).
+  if (skip == 0) {
+    size_t eq = end;
+    while (eq < line.size() && line[eq] == ' ') ++eq;
+    if (eq >= line.size() || line[eq] != '=' || (eq + 1 < line.size() && line[eq + 1] == '=')) return {};
+  }
+  return line.substr(skip, end - skip);
+}
+
+// Calls `f(name)` for each name a top-level line of `text` binds (top_level_name); stops when it
+// returns true, and returns whether it did.
+template <typename F>
+bool any_top_level_name(std::string_view text, F&& f) {
+  for (size_t at = 0; at < text.size();) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    const std::string_view name = top_level_name(text.substr(at, eol - at));
+    at = eol + 1;
+    if (!name.empty() && f(name)) return true;
+  }
+  return false;
+}
+
 // Whether `text` may change `owner.attr` (`owner` empty: any object's `.attr`) at run time: an
 // assignment or augmented assignment to it (`CFG.num_workers = 8`, `settings.WORKERS += 1`, not
 // `==`), a `setattr(owner, ...)` (with `owner` empty: a setattr naming "attr"), `vars(owner)` or
@@ -68,11 +111,7 @@ inline bool may_write_attribute(std::string_view text, std::string_view owner, s
       const size_t before = at - 1 - owner.size();
       if (before > 0 && (name_byte(text[before - 1]) || text[before - 1] == '.')) continue;
     }
-    size_t i = end;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (i < text.size() && text[i] == '=' && (i + 1 >= text.size() || text[i + 1] != '=')) return true;
-    if (i + 1 < text.size() && text[i + 1] == '=' && std::string_view("+-*/|&%@^").find(text[i]) != std::string_view::npos)
-      return true;
+    if (assignment_at(text, end)) return true;
   }
   if (owner.empty()) {
     if (text.find("setattr(") == std::string_view::npos) return false;

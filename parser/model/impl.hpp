@@ -131,6 +131,11 @@ inline bool is_plain_dotted(std::string_view s) {
   return true;
 }
 
+// Only ASCII name bytes and dots (`NUM_WORKERS`, `cfg.TRAIN.SHUFFLE`, and tolerantly `a..b`), not empty.
+inline bool is_name_chain(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_ascii_name_byte(c) || c == '.'; });
+}
+
 // `.nn.functional.relu` for depth 3: `depth` times a dot followed by an ASCII name.
 inline bool is_dotted_tail(std::string_view s, size_t depth) {
   size_t dots = 0;

@@ -10,20 +10,8 @@ namespace {
 // `def name`, `class name` or `name = ...` at the start of a line of `text`: this file's own name,
 // which a star import does not replace.
 bool defines_at_top_level(std::string_view text, std::string_view name) {
-  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    if (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) continue;
-    size_t line = text.rfind('\n', at == 0 ? 0 : at - 1);
-    line = line == std::string_view::npos || at == 0 ? 0 : line + 1;
-    const std::string_view head = text.substr(line, at - line);
-    if (head == "def " || head == "class " || head == "async def ") return true;
-    if (head.empty()) {
-      size_t eq = end;
-      while (eq < text.size() && text[eq] == ' ') ++eq;
-      if (eq < text.size() && text[eq] == '=' && (eq + 1 >= text.size() || text[eq + 1] != '=')) return true;
-    }
-  }
-  return false;
+  return text.find(name) != std::string_view::npos &&
+         any_top_level_name(text, [&](std::string_view defined) { return defined == name; });
 }
 
 }  // namespace

@@ -558,8 +558,7 @@ const std::unordered_map<std::string, TSNode>& Model::Impl::config_tree() const 
 Value Model::Impl::config_tree_value(TSNode chain, int depth) const {
   if (depth > 8) return Value{};
   const std::string_view text_of = t(chain);
-  for (char ch : text_of)
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return Value{};
+  if (!is_name_chain(text_of)) return Value{};
   const std::string_view root = text_of.substr(0, text_of.find('.'));
   // This file's tree, through any of its names.
   if (const auto& tree = config_tree(); !tree.empty()) {
@@ -591,35 +590,28 @@ Value Model::Impl::config_tree_value(TSNode chain, int depth) const {
 const std::unordered_map<std::string, TSNode>& Model::Impl::module_constants() const {
   if (module_constants_) return *module_constants_;
   auto& out = module_constants_.emplace();
-  std::unordered_map<std::string, int> writes;
+  // Keys bound more than once, or somewhere that depends on the run (under an `if`, a `try`, a loop).
+  std::unordered_set<std::string> varying;
   for (const Assign& a : all_assigns) {
     if (!null(a.ctx.function) || !is(a.target, "identifier")) continue;
     const TSNode holder = ts_node_parent(a.statement);
     std::string key(t(a.target));
+    bool stable = is(holder, "module");
     if (is(holder, "block")) {
-      // Directly in the body of a module-level class: a class attribute. Anywhere else (under an
-      // `if`, a `try`, a loop): a binding that depends on the run.
-      TSNode cls = ts_node_parent(holder);
+      // Directly in the body of a module-level class: a class attribute.
+      const TSNode cls = ts_node_parent(holder);
       TSNode up = is(cls, "class_definition") ? ts_node_parent(cls) : TSNode{};
       if (is(up, "decorated_definition")) up = ts_node_parent(up);
-      if (!is(up, "module")) {
-        writes[key] += 2;
-        continue;
-      }
-      key = std::string(t(field(cls, "name"))) + "." + key;
-    } else if (!is(holder, "module")) {
-      writes[key] += 2;
-      continue;
+      if ((stable = is(up, "module"))) key = std::string(t(field(cls, "name"))) + "." + key;
     }
-    ++writes[key];
-    out[key] = a.value;
+    if (!stable || !out.emplace(key, a.value).second) varying.insert(std::move(key));
   }
   const Bindings& b = bindings();
   const std::string_view whole = src.text();
   for (auto it = out.begin(); it != out.end();) {
     const std::string& key = it->first;
     const size_t dot = key.find('.');
-    bool constant = writes[key] == 1;
+    bool constant = !varying.count(key);
     if (constant && dot == std::string::npos) {
       // Rebound in ways the model does not follow, or by a function through `global`.
       constant = !b.opaque.count(scope_key(TSNode{}, key));
@@ -632,7 +624,7 @@ const std::unordered_map<std::string, TSNode>& Model::Impl::module_constants() c
       // bound again (`CFG = Other`) is not the class.
       const std::string_view owner = std::string_view(key).substr(0, dot);
       constant = !may_write_attribute(whole, owner, std::string_view(key).substr(dot + 1)) &&
-                 writes[std::string(owner)] == 0 && !b.assigns.count(scope_key(TSNode{}, owner));
+                 !b.assigns.count(scope_key(TSNode{}, owner));
     }
     it = constant ? std::next(it) : out.erase(it);
   }
@@ -653,8 +645,7 @@ Value Model::Impl::class_constant(TSNode attribute, int depth) const {
 Value Model::Impl::imported_constant(TSNode n) const {
   if (!project) return Value{};
   const std::string_view text_of = t(n);
-  for (char ch : text_of)
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return Value{};
+  if (!is_name_chain(text_of)) return Value{};
   const std::string_view root = text_of.substr(0, text_of.find('.'));
   const auto alias = aliases.find(root);
   if (alias == aliases.end() || library_root(alias->second)) return Value{};
