@@ -4,6 +4,7 @@
 // nothing. Model::host_derived answers that for an expression, across names, same-file helpers and,
 // through FunctionSummary::returned_host, the returns of other files' functions.
 #include "parser/model/impl.hpp"
+#include "parser/torch_names.hpp"
 
 namespace perflint {
 
@@ -192,21 +193,15 @@ bool Model::host_derived(TSNode expr) const {
 namespace {
 
 // A torch function that computes a tensor from tensors (`torch.mean`, `torch.sqrt`,
-// `torch.nn.functional.mse_loss`): not a factory (`torch.zeros`, `torch.tensor`, `torch.load`), not a
-// sub-package that returns other things (`torch.cuda.`, `torch.nn.Linear`), not a query.
+// `torch.nn.functional.mse_loss`): a function of torch itself or of torch.nn.functional, neither a
+// factory (`torch.zeros`, `torch.tensor`, `torch.load`) nor one that returns something else.
 bool torch_operation(std::string_view q) {
-  if (!q.starts_with("torch.")) return false;
+  if (!q.starts_with("torch.") || torch_non_tensor(q) || torch_host_factory(q)) return false;
   std::string_view rest = q.substr(6);
   if (rest.starts_with("nn.functional.")) rest = rest.substr(14);
-  else if (rest.find('.') != std::string_view::npos) return false;
-  for (std::string_view p : {"is_", "get_", "set_", "rand", "zeros", "ones", "empty", "full", "from_", "as_", "manual_"})
-    if (rest.starts_with(p) && !rest.ends_with("_like")) return false;
-  for (std::string_view e : {"tensor", "arange", "range", "linspace", "logspace", "eye", "load", "save", "device",
-                             "Size", "finfo", "iinfo", "numel", "no_grad", "inference_mode", "autocast", "compile",
-                             "seed", "initial_seed", "typename", "Tensor", "FloatTensor", "LongTensor", "frombuffer",
-                             "tril_indices", "triu_indices", "normal", "bernoulli", "multinomial", "poisson"})
-    if (rest == e) return false;
-  return !rest.empty() && !(rest.front() >= 'A' && rest.front() <= 'Z');
+  if (rest.empty() || rest.find('.') != std::string_view::npos) return false;
+  // `torch.set_default_dtype`, `torch.Generator`: no tensor.
+  return !rest.starts_with("set_") && !(rest.front() >= 'A' && rest.front() <= 'Z');
 }
 
 }  // namespace

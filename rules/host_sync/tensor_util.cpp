@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "parser/torch_names.hpp"
 #include "parser/ts.hpp"
 
 namespace perflint {
@@ -58,20 +59,6 @@ constexpr std::array<std::string_view, 14> kMetadataMethods = {
     "size", "dim", "numel", "nelement", "element_size", "is_contiguous", "data_ptr",
     "get_device", "stride", "ndimension", "type", "__len__", "storage_offset", "is_floating_point"};
 
-// `torch.` functions that return Python values or objects rather than tensors on the device.
-bool torch_non_tensor(std::string_view q) {
-  for (std::string_view p : {"torch.cuda.", "torch.distributed.", "torch.backends.", "torch.utils.", "torch.get_",
-                             "torch.is_", "torch.are_", "torch.version", "torch.jit.", "torch.optim.",
-                             "torch.onnx.", "torch.profiler.", "torch.autograd.profiler", "torch.hub."})
-    if (starts_with(q, p)) return true;
-  if (starts_with(q, "torch.nn.") && !starts_with(q, "torch.nn.functional.")) return true;
-  for (std::string_view e : {"torch.numel", "torch.initial_seed", "torch.seed", "torch.manual_seed", "torch.typename",
-                             "torch.finfo", "torch.iinfo", "torch.device", "torch.Size", "torch.compile",
-                             "torch.set_grad_enabled", "torch.no_grad", "torch.inference_mode", "torch.autocast",
-                             "torch.load", "torch.save", "torch.tensor", "torch.as_tensor", "torch.from_numpy"})
-    if (q == e) return true;
-  return false;
-}
 
 bool is_cpu_literal(const Model& model, TSNode n) {
   if (ts_node_is_null(n)) return false;
@@ -316,17 +303,7 @@ bool torch_tensor_result(const Model& model, TSNode v) {
   if (!c || !starts_with(c->qualname, "torch.") || torch_non_tensor(c->qualname)) return false;
   // Factories and loaders: host tensors unless told otherwise (`torch.from_file(path, ...)` reading a
   // data shard's header: modded-nanogpt's loader; `torch.tensor(ids)`, `torch.load(f)`).
-  static constexpr std::string_view kFactories[] = {
-      "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange", "torch.range", "torch.linspace",
-      "torch.logspace", "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.eye",
-      "torch.empty_strided", "torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson",
-      "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.from_numpy", "torch.from_file", "torch.frombuffer",
-      "torch.load", "torch.tril_indices", "torch.triu_indices", "torch.sparse_coo_tensor", "torch.Tensor",
-      "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor", "torch.ByteTensor",
-      "torch.CharTensor", "torch.ShortTensor", "torch.IntTensor", "torch.LongTensor", "torch.BoolTensor",
-      "torch.hann_window", "torch.hamming_window", "torch.blackman_window", "torch.bartlett_window",
-      "torch.kaiser_window"};
-  if (std::find(std::begin(kFactories), std::end(kFactories), c->qualname) != std::end(kFactories)) return false;
+  if (torch_host_factory(c->qualname)) return false;
   return !c->positional.empty() || !c->keywords.empty();
 }
 
