@@ -324,16 +324,28 @@ bool assigns(std::string_view text, std::string_view attribute) {
 
 }  // namespace
 
-std::string project_text::project_root(const fs::path& file) {
+std::string project_text::project_root(const fs::path& file, std::unordered_map<std::string, bool>* has_marker) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
   fs::path p = dir;
   for (int up = 0; up <= 4 && !p.empty(); ++up) {
     // A checkout's .git, a package's files; and, for a snapshot without .git (a release archive, a
     // copy), the files that sit at a repository's top: its requirements and its licence.
-    for (const char* marker : {".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "LICENSE",
-                               "LICENSE.md", "LICENSE.txt"})
-      if (fs::exists(p / marker, ec)) return p.string();
+    const auto probe = [&p, &ec] {
+      for (const char* marker : {".git", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "LICENSE",
+                                 "LICENSE.md", "LICENSE.txt"})
+        if (fs::exists(p / marker, ec)) return true;
+      return false;
+    };
+    bool marked = false;
+    if (has_marker) {
+      auto [it, fresh] = has_marker->try_emplace(p.string(), false);
+      if (fresh) it->second = probe();
+      marked = it->second;
+    } else {
+      marked = probe();
+    }
+    if (marked) return p.string();
     if (p == p.parent_path()) break;
     p = p.parent_path();
   }
@@ -609,7 +621,9 @@ bool FileProjectContext::importer_side_mentions(const std::string& file, std::st
 }
 
 std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {
-  const std::string root = project_root(fs::path(file));
+  std::unique_lock<std::recursive_mutex> held(mu_);
+  const std::string root = project_root(fs::path(file), &has_marker_);
+  held.unlock();
   const std::string self = fs::absolute(fs::path(file)).lexically_normal().string();
   const std::string stem = fs::path(file).stem().string();
   const FileRead own = read_whole_file(file, max_file_bytes_);

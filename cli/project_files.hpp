@@ -164,6 +164,7 @@ class FileProjectContext final : public ProjectContext {
   // asks the file system at every level.
   const std::string& root_for(const std::filesystem::path& file);  // caller holds mu_
   std::unordered_map<std::string, std::string> roots_;  // directory -> linker root
+  std::unordered_map<std::string, bool> has_marker_;   // directory -> holds a project marker (project_root)
   std::unordered_map<std::string, bool> imported_from_above_;  // directory -> a script of its parent imports it
   std::unordered_map<std::string, std::vector<std::string>> py_files_;  // directory -> its .py files (linker_root)
   bool file_exists(const std::string& path);

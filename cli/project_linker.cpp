@@ -461,8 +461,9 @@ bool scripts_import(const fs::path& parent, const std::string& name,
 // that is higher (a package with a setup.py of its own for a C extension, such as vits's
 // monotonic_align/, is imported by the files around it).
 std::string linker_root(const fs::path& file, std::unordered_map<std::string, bool>& imported_from_above,
-                        std::unordered_map<std::string, std::vector<std::string>>& listings) {
-  std::string root = project_root(file);
+                        std::unordered_map<std::string, std::vector<std::string>>& listings,
+                        std::unordered_map<std::string, bool>& has_marker) {
+  std::string root = project_root(file, &has_marker);
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path().lexically_normal();
   if (fs::exists(fs::path(root) / ".git", ec) || fs::exists(fs::path(root) / "pyproject.toml", ec)) return root;
@@ -490,7 +491,7 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
 const std::string& FileProjectContext::root_for(const fs::path& file) {
   const std::string dir = file.parent_path().string();
   if (auto it = roots_.find(dir); it != roots_.end()) return it->second;
-  return roots_.emplace(dir, linker_root(file, imported_from_above_, py_files_)).first->second;
+  return roots_.emplace(dir, linker_root(file, imported_from_above_, py_files_, has_marker_)).first->second;
 }
 
 namespace {

@@ -4,13 +4,17 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace perflint::project_text {
 
-// The nearest directory at or above the file's with .git, pyproject.toml, setup.py or setup.cfg (at
-// most 4 levels up); none: the file's own directory.
-std::string project_root(const std::filesystem::path& file);
+// The nearest directory at or above the file's with a project marker (.git, pyproject.toml, setup.py,
+// setup.cfg, requirements.txt, a LICENSE) at most 4 levels up; none: the file's own directory.
+// `has_marker`, when given, remembers per directory whether it holds one, so that the files of a run
+// probe each directory once instead of eight stats per level per file.
+std::string project_root(const std::filesystem::path& file,
+                         std::unordered_map<std::string, bool>* has_marker = nullptr);
 // The import statements of a text, one per entry ("import a.b as c, d" / "from a.b import c"),
 // comments dropped and a statement continued in parentheses or after a backslash joined (bounded).
 std::vector<std::string> import_lines(std::string_view text);

@@ -502,6 +502,12 @@ struct Model::Impl {
   std::vector<int> copied_params(size_t fi) const;
   // Model::reaching_value.
   Reaching reaching(TSNode use) const;
+  // Statement `stmt` may bind `name` in its scope, anywhere inside it (reaching).
+  bool statement_binds(TSNode stmt, std::string_view name) const;
+  mutable std::unordered_map<NodeKey, std::vector<std::string_view>, NodeKeyHash> bound_names_memo_;
+  // ts::named_children of `parent`, kept for the model's life (reaching's statement lists).
+  const std::vector<TSNode>& named_children_memo(TSNode parent) const;
+  mutable std::unordered_map<NodeKey, std::vector<TSNode>, NodeKeyHash> children_memo_;
   // FunctionSummary::returns_cuda_device of function `fi`.
   bool returns_cuda_device(size_t fi) const;
   // A call of a project function that returns a CUDA device (`device = utils.get_device()`): the

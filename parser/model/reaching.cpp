@@ -6,37 +6,35 @@ namespace perflint {
 
 namespace {
 
-// True when `target` (an assignment's or a for loop's left side) binds `name` itself; `x[i] = v`
-// and `x.a = v` do not rebind x.
-bool target_binds(std::string_view src, TSNode target, std::string_view name) {
+// The names `target` (an assignment's or a for loop's left side) binds itself, appended to `out`;
+// `x[i] = v` and `x.a = v` do not rebind x.
+void target_names(std::string_view src, TSNode target, std::vector<std::string_view>& out) {
   std::vector<TSNode> todo{target};
   for (int budget = 0; !todo.empty() && budget < 256; ++budget) {
     TSNode n = todo.back();
     todo.pop_back();
     if (is(n, "identifier")) {
-      if (ts::text(n, src) == name) return true;
+      out.push_back(ts::text(n, src));
     } else if (is(n, "pattern_list") || is(n, "tuple_pattern") || is(n, "list_pattern") || is(n, "tuple") ||
                is(n, "list") || is(n, "parenthesized_expression") || is(n, "list_splat_pattern") ||
                is(n, "list_splat")) {
       for (TSNode c : ts::named_children(n)) todo.push_back(c);
     }
   }
-  return false;
 }
 
-// True when statement `stmt` may bind `name` in the current scope, anywhere inside it. Forms we do
-// not read precisely (global, del, import, except/with `as`) count when they mention the name.
-bool statement_binds(std::string_view src, TSNode stmt, std::string_view name) {
-  bool binds = false;
+// Every name statement `stmt` may bind in the current scope, anywhere inside it. Forms we do not
+// read precisely (global, del, import, except/with `as`) count every name they mention.
+std::vector<std::string_view> statement_bound_names(std::string_view src, TSNode stmt) {
+  std::vector<std::string_view> out;
   ts::walk(stmt, [&](TSNode n) {
-    if (binds) return false;
     const std::string_view k = ts::kind(n);
     if (k == "assignment" || k == "augmented_assignment" || k == "for_statement") {
-      binds = target_binds(src, field(n, "left"), name);
+      target_names(src, field(n, "left"), out);
     } else if (k == "named_expression") {
-      binds = ts::text(field(n, "name"), src) == name;
+      out.push_back(ts::text(field(n, "name"), src));
     } else if (k == "function_definition" || k == "class_definition") {
-      binds = ts::text(field(n, "name"), src) == name;
+      out.push_back(ts::text(field(n, "name"), src));
       return false;  // a scope of its own
     } else if (k == "lambda") {
       return false;
@@ -44,18 +42,33 @@ bool statement_binds(std::string_view src, TSNode stmt, std::string_view name) {
                k == "import_statement" || k == "import_from_statement" || k == "future_import_statement" ||
                k == "except_clause" || k == "with_item" || k == "as_pattern" || k == "case_clause") {
       ts::walk(n, [&](TSNode id) {
-        if (is(id, "identifier") && ts::text(id, src) == name) binds = true;
-        return !binds && !is(id, "block");
+        if (is(id, "identifier")) out.push_back(ts::text(id, src));
+        return !is(id, "block");
       });
     }
-    return !binds;
+    return true;
   });
-  return binds;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
 
 Model::Reaching Model::reaching_value(TSNode use) const { return impl_->reaching(use); }
+
+bool Model::Impl::statement_binds(TSNode stmt, std::string_view name) const {
+  // Memoised per statement: reaching asks about the same earlier statements for every use below them.
+  auto [it, fresh] = bound_names_memo_.try_emplace(key(stmt));
+  if (fresh) it->second = statement_bound_names(text, stmt);
+  return std::binary_search(it->second.begin(), it->second.end(), name);
+}
+
+const std::vector<TSNode>& Model::Impl::named_children_memo(TSNode parent) const {
+  auto [it, fresh] = children_memo_.try_emplace(key(parent));
+  if (fresh) it->second = ts::named_children(parent);
+  return it->second;
+}
 
 Model::Reaching Model::Impl::reaching(TSNode use) const {
   const std::string_view src = text;
@@ -74,8 +87,15 @@ Model::Reaching Model::Impl::reaching(TSNode use) const {
     stmt = p;
   }
   for (int guard = 0; guard < 64; ++guard) {
-    for (TSNode s = ts_node_prev_named_sibling(stmt); !ts_node_is_null(s); s = ts_node_prev_named_sibling(s)) {
-      if (is(s, "comment") || !statement_binds(src, s, name)) continue;
+    // The statements before `stmt` in its block, nearest first.
+    const std::vector<TSNode>& level = named_children_memo(ts::parent(stmt));
+    size_t at = level.size();
+    for (size_t i = 0; i < level.size(); ++i)
+      if (ts::same(level[i], stmt)) at = i;
+    if (at == level.size()) return {};
+    while (at-- > 0) {
+      const TSNode s = level[at];
+      if (is(s, "comment") || !statement_binds(s, name)) continue;
       // The nearest binding: only a plain assignment at this level is certain.
       if (!is(s, "expression_statement") || ts_node_named_child_count(s) != 1) return {};
       TSNode a = ts_node_named_child(s, 0);
@@ -107,7 +127,7 @@ Model::Reaching Model::Impl::reaching(TSNode use) const {
       return {};
     // An `if` runs one branch, after its condition; any other compound statement (a loop's earlier
     // iterations, a `try` body before its handler, `with ... as`) may have bound the name already.
-    if (!is(holder, "if_statement") && statement_binds(src, holder, name)) return {};
+    if (!is(holder, "if_statement") && statement_binds(holder, name)) return {};
     if (!is(ts::parent(holder), "block") && !is(ts::parent(holder), "module")) return {};
     stmt = holder;
   }
