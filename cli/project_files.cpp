@@ -581,10 +581,15 @@ const std::vector<FileProjectContext::Assigner>& FileProjectContext::assigners(c
   const std::vector<std::string>& files = root_files(root);
   std::vector<Assigner> found;
   for (const auto& f : files) {
-    // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only).
-    const FileRead read = read_whole_file(f, max_file_bytes_);
-    if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute))
-      found.push_back({f, module_name(f, root), import_lines(read.bytes)});
+    // Read, searched and dropped: a project's files are not kept (text_of keeps siblings only), only
+    // the answer, by file: the roots of a run's directories nest (a package without a marker has a
+    // root per directory), and each would read the files below it again.
+    auto [known, fresh] = file_assigns_.try_emplace(std::string(attribute) + '\0' + f);
+    if (fresh) {
+      const FileRead read = read_whole_file(f, max_file_bytes_);
+      if (read.status == FileRead::Status::Ok && assigns(read.bytes, attribute)) known->second = import_lines(read.bytes);
+    }
+    if (known->second) found.push_back({f, module_name(f, root), *known->second});
   }
   if (store_) mark_computed(root);
   return assigners_.emplace(key, std::move(found)).first->second;

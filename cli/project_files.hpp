@@ -211,6 +211,8 @@ class FileProjectContext final : public ProjectContext {
   void load_facts(const std::string& root);
   void mark_computed(const std::string& root);  // caller holds mu_
   std::map<std::string, std::vector<Assigner>> assigners_;
+  // attribute '\0' file -> the file's import lines when it assigns the attribute (assigners).
+  std::unordered_map<std::string, std::optional<std::vector<std::string>>> file_assigns_;
   // Per root: the files that declare argparse options, and the attribute names some file assigns
   // (`x.name = ...`), for declared_option_default.
   struct OptionIndex {

@@ -36,17 +36,19 @@ FileRead read_whole_file(const std::string& path, uint64_t max_size) {
     r.error = "not a regular file";
     return r;
   }
-  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  // (O_NONBLOCK has no effect on a regular file's reads: no fcntl to clear it.)
   r.size = static_cast<uint64_t>(st.st_size);
   if (r.size > max_size) {
     r.status = FileRead::Status::TooLarge;
     return r;
   }
-  r.bytes.reserve(r.size);
-  // Read to EOF rather than trusting st_size: files grow (and some, in /proc, report size 0).
-  char buf[1 << 16];
+  // Straight into the string, one byte more than st_size so that growth shows; read to EOF rather
+  // than trusting st_size: files grow (and some, in /proc, report size 0).
+  size_t have = 0;
+  r.bytes.resize(static_cast<size_t>(r.size) + 1);
   for (;;) {
-    const ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (have == r.bytes.size()) r.bytes.resize(std::min<uint64_t>(2 * have + 4096, max_size + 1));
+    const ssize_t n = ::read(f.fd, r.bytes.data() + have, r.bytes.size() - have);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -55,16 +57,17 @@ FileRead read_whole_file(const std::string& path, uint64_t max_size) {
       r.bytes.clear();
       return r;
     }
-    r.bytes.append(buf, static_cast<size_t>(n));
-    if (r.bytes.size() > max_size) {
+    have += static_cast<size_t>(n);
+    if (have > max_size) {
       r.status = FileRead::Status::TooLarge;
-      r.size = r.bytes.size();
+      r.size = have;
       r.bytes.clear();
       r.bytes.shrink_to_fit();
       return r;
     }
   }
-  r.size = r.bytes.size();
+  r.bytes.resize(have);
+  r.size = have;
   return r;
 }
 
