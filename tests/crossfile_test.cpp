@@ -1024,8 +1024,9 @@ TEST(CrossFile, AnAgentsTrainMethodIsTheStepAndAPassedFlagChoosesTheBranch) {
   // tests/fixtures/crossfile_agent_train/ (DRL-Pytorch, held-out round 31): `agent.train()` with no
   // argument is the agent class's step (backward and optimizer step), not a mode switch; the loop
   // passes `deterministic=False`, so select_action's deterministic branch (the evaluation helper's)
-  // is quiet. Traps: a flag passed both ways (both branches reported), a network's train(mode)
-  // override in a loop that is no step.
+  // is quiet; learn(buffer)'s `replay_buffer.sample()` runs ReplayBuffer.sample, whose host copies
+  // are PFL204. Traps: a flag passed both ways (both branches reported), a network's train(mode)
+  // override in a loop that is no step, the buffer's warm-up fill(), another class's sample().
   check_project(kDir.parent_path() / "crossfile_agent_train", 2);
 }
 

