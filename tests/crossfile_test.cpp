@@ -1027,7 +1027,9 @@ TEST(CrossFile, AnAgentsTrainMethodIsTheStepAndAPassedFlagChoosesTheBranch) {
   // is quiet; learn(buffer)'s `replay_buffer.sample()` runs ReplayBuffer.sample, whose host copies
   // are PFL204. Traps: a flag passed both ways (both branches reported), a network's train(mode)
   // override in a loop that is no step, the buffer's warm-up fill(), another class's sample().
-  check_project(kDir.parent_path() / "crossfile_agent_train", 2);
+  // ppo_main.py: an environment loop that calls an update holding its own epoch loops every
+  // T_horizon steps is a rollout loop (select_action's sync every step); trap: the evaluation loop.
+  check_project(kDir.parent_path() / "crossfile_agent_train", 4);
 }
 
 }  // namespace perflint

@@ -515,14 +515,15 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   // `logger.update(loss=l)`, `self.criterion.build_targets(...)`: a method of such an instance.
   // (`model.train()` switches a module's mode, but `policy.train(replay_buffer, 256)` is TD3's step.)
   // Nor is `agent.train()` when the agent's class, of the project, defines a train() that does the
-  // backward and the optimizer step (DRL-Pytorch's agents, held-out round 31).
+  // backward and the optimizer step, or loops over them (DRL-Pytorch's agents, held-out round 31).
   const bool mode_switch = move_name(c.method) && !(c.method == "train" && !c.positional.empty() &&
                                                     !is(c.positional.front(), "true") && !is(c.positional.front(), "false"));
   if (!is(c.function, "attribute") || c.method.empty()) return {};
   if (!mode_switch) {
     if (auto q = instance_qualname(c.receiver); !q.empty()) return q + "." + std::string(c.method);
   } else if (c.method == "train" && project) {
-    if (auto q = instance_qualname(c.receiver); !q.empty() && project->step_function(src.path(), q + ".train"))
+    if (auto q = instance_qualname(c.receiver);
+        !q.empty() && (project->step_function(src.path(), q + ".train") || project->holds_step_loop(src.path(), q + ".train")))
       return q + ".train";
   }
   return {};

@@ -636,8 +636,11 @@ void Model::Impl::find_rollout_loops() {
     // The rollout loop's own frames: the loop around it must run the update, with nothing
     // conditional (or a nested function) in between.
     const auto& frames = rollout.ctx.frames;
-    bool found = false;
-    for (size_t k = frames.size(); k-- > 0;) {
+    // Or the rollout loop runs the update itself, every so many environment steps (`if traj_lenth %
+    // T_horizon == 0: agent.train()`, where train() holds PPO's epoch loops: DRL-Pytorch's PPO,
+    // held-out round 31): collection and update interleave in one loop.
+    bool found = outer.count(key(rollout.node)) > 0;
+    for (size_t k = frames.size(); !found && k-- > 0;) {
       const Frame& fr = frames[k];
       if (fr.kind == Frame::Kind::Loop) {
         found = outer.count(key(fr.node)) > 0;
