@@ -672,6 +672,71 @@ std::string FileProjectContext::project_assigns(const std::string& file, std::st
   return {};
 }
 
+namespace {
+
+// The text of top-level `class <name>` or `def <name>` of a module's text (its header to the next
+// top-level line; a line that closes a multi-line header, `):`, belongs to it), or nothing.
+std::string_view top_level_block(std::string_view text, std::string_view keyword, std::string_view name) {
+  const std::string head = std::string(keyword) + " " + std::string(name);
+  for (size_t at = text.find(head); at != std::string_view::npos; at = text.find(head, at + 1)) {
+    const size_t after = at + head.size();
+    if ((at != 0 && text[at - 1] != '\n') ||
+        (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_')))
+      continue;  // indented, or a longer name (`class GPTConfig` for GPT)
+    size_t end = text.find('\n', after);
+    while (end != std::string_view::npos && end + 1 < text.size()) {
+      const char c = text[end + 1];
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') break;
+      end = text.find('\n', end + 1);
+    }
+    return text.substr(at, (end == std::string_view::npos ? text.size() : end + 1) - at);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string FileProjectContext::attribute_class(const std::string& from_file, const std::string& cls,
+                                                std::string_view attribute) {
+  const size_t dot = cls.rfind('.');
+  if (dot == std::string::npos || attribute.empty()) return {};
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string& root = root_for(self);
+  const auto r = resolve_target(root, self.string(), cls);
+  if (!r || r->second.empty() || r->second.find('.') != std::string::npos) return {};
+  const std::string& text = text_of(r->first);
+  const std::string_view body = top_level_block(text, "class", r->second);
+  if (body.empty()) return {};
+  // Every `self.<attribute> = Name(` of the class builds the same class of this module; any other
+  // binding (a parameter, a factory, a second class) leaves it unknown.
+  const std::string bound = "self." + std::string(attribute) + " =";
+  std::string made;
+  for (size_t at = body.find(bound); at != std::string_view::npos; at = body.find(bound, at + 1)) {
+    size_t v = at + bound.size();
+    while (v < body.size() && body[v] == ' ') ++v;
+    size_t end = v;
+    while (end < body.size() && (std::isalnum(static_cast<unsigned char>(body[end])) || body[end] == '_')) ++end;
+    const std::string name(body.substr(v, end - v));
+    if (name.empty() || end >= body.size() || body[end] != '(' || (!made.empty() && made != name)) return {};
+    // The call is the whole value: `Logger(dvc) if cuda else Memory(dvc)` is not known.
+    int open = 0;
+    size_t close = end;
+    for (; close < body.size(); ++close) {
+      if (body[close] == '(') ++open;
+      else if (body[close] == ')' && --open == 0) break;
+    }
+    size_t next = close + 1;
+    while (next < body.size() && (body[next] == ' ' || body[next] == '\t')) ++next;
+    if (close >= body.size() || (next < body.size() && body[next] != '\n' && body[next] != '\r' && body[next] != '#'))
+      return {};
+    made = name;
+  }
+  if (made.empty() || top_level_block(text, "class", made).empty()) return {};
+  return cls.substr(0, dot + 1) + made;
+}
+
 std::string FileProjectContext::conv_evidence(const std::string& from_file, const std::string& target) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
@@ -683,24 +748,8 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
   if (auto it = conv_evidence_.find(key); it != conv_evidence_.end()) return it->second;
   std::string& out = conv_evidence_[key];
   const std::string& text = text_of(r->first);
-  // The text of top-level `class <name>` or `def <name>` (its header to the next top-level line; a
-  // line that closes a multi-line header, `):`, belongs to it), or nothing.
-  const auto top_level = [&text](std::string_view keyword, std::string_view name) -> std::string_view {
-    const std::string head = std::string(keyword) + " " + std::string(name);
-    for (size_t at = text.find(head); at != std::string::npos; at = text.find(head, at + 1)) {
-      const size_t after = at + head.size();
-      if ((at != 0 && text[at - 1] != '\n') ||
-          (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_')))
-        continue;  // indented, or a longer name (`class GPTConfig` for GPT)
-      size_t end = text.find('\n', after);
-      while (end != std::string::npos && end + 1 < text.size()) {
-        const char c = text[end + 1];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') break;
-        end = text.find('\n', end + 1);
-      }
-      return std::string_view(text).substr(at, (end == std::string::npos ? text.size() : end + 1) - at);
-    }
-    return {};
+  const auto top_level = [&text](std::string_view keyword, std::string_view name) {
+    return top_level_block(text, keyword, name);
   };
   const auto class_text = [&](std::string_view name) { return top_level("class", name); };
   const auto def_text = [&](std::string_view name) { return top_level("def", name); };

@@ -93,6 +93,7 @@ class FileProjectContext final : public ProjectContext {
   // Text level: the module `target` resolves to defines the class and spells a convolution
   // constructor or functional call (nn.Conv2d(, F.conv2d(, ConvTranspose2d() on a code line.
   std::string conv_evidence(const std::string& from_file, const std::string& target) override;
+  std::string attribute_class(const std::string& from_file, const std::string& cls, std::string_view attribute) override;
 
   // The linker's facts about each project root (its import graph, the step entries of its files,
   // the files that assign an attribute) kept in the result cache between runs, valid while every

@@ -259,6 +259,15 @@ class ProjectContext {
   // package re-exports; the module that holds it goes to `*module`. nullptr when not known.
   // Where the project module that defines class `target` (a dotted name as `from_file`'s imports
   // give it: "model.UNet") builds a convolution: "model.py:12" (the first one), else empty.
+  // The class of the project whose instance class `cls` (a dotted name as `from_file`'s imports give
+  // it: "DQN.DQN_agent") keeps in `self.<attribute>`, when its module builds it there from one class
+  // of the same module (`self.replay_buffer = ReplayBuffer(...)`): "DQN.ReplayBuffer"; else empty.
+  virtual std::string attribute_class(const std::string& from_file, const std::string& cls, std::string_view attribute) {
+    (void)from_file;
+    (void)cls;
+    (void)attribute;
+    return {};
+  }
   virtual std::string conv_evidence(const std::string& from_file, const std::string& target) {
     (void)from_file;
     (void)target;

@@ -1029,6 +1029,8 @@ TEST(CrossFile, AnAgentsTrainMethodIsTheStepAndAPassedFlagChoosesTheBranch) {
   // override in a loop that is no step, the buffer's warm-up fill(), another class's sample().
   // ppo_main.py: an environment loop that calls an update holding its own epoch loops every
   // T_horizon steps is a rollout loop (select_action's sync every step); trap: the evaluation loop.
+  // `agent.memory.push(s)` runs Memory.push, the class Agent.__init__ keeps in self.memory (its copy
+  // is PFL204); trap: `agent.log`, bound to one of two classes by a conditional.
   check_project(kDir.parent_path() / "crossfile_agent_train", 4);
 }
 

@@ -449,6 +449,15 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
           break;
         }
       }
+  // `agent.replay_buffer` with `agent` an instance of a project class that builds it in its own
+  // module (`self.replay_buffer = ReplayBuffer(...)` in DQN_agent.__init__: DRL-Pytorch's scripts
+  // call `agent.replay_buffer.add(...)` every environment step, held-out round 31).
+  if (found.empty() && project && is(callee, "attribute")) {
+    const TSNode object = field(callee, "object");
+    if (is(object, "identifier") && t(object) != "self")
+      if (const std::string owner = instance_qualname(object, depth + 1); !owner.empty())
+        found = project->attribute_class(src.path(), owner, t(field(callee, "attribute")));
+  }
   if (depth == 0) instance_qualname_memo_.emplace(t(callee), found);
   return found;
 }
