@@ -527,15 +527,13 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   // backward and the optimizer step, or loops over them (DRL-Pytorch's agents, held-out round 31).
   const bool mode_switch = move_name(c.method) && !(c.method == "train" && !c.positional.empty() &&
                                                     !is(c.positional.front(), "true") && !is(c.positional.front(), "false"));
-  if (!is(c.function, "attribute") || c.method.empty()) return {};
-  if (!mode_switch) {
-    if (auto q = instance_qualname(c.receiver); !q.empty()) return q + "." + std::string(c.method);
-  } else if (c.method == "train" && project) {
-    if (auto q = instance_qualname(c.receiver);
-        !q.empty() && (project->step_function(src.path(), q + ".train") || project->holds_step_loop(src.path(), q + ".train")))
-      return q + ".train";
-  }
-  return {};
+  if (!is(c.function, "attribute") || c.method.empty() || (mode_switch && !(c.method == "train" && project))) return {};
+  const std::string q = instance_qualname(c.receiver);
+  if (q.empty()) return {};
+  std::string target = q + "." + std::string(c.method);
+  if (mode_switch && !project->step_function(src.path(), target) && !project->holds_step_loop(src.path(), target))
+    return {};
+  return target;
 }
 
 std::vector<int> Model::Impl::copied_params(size_t fi) const {

@@ -816,8 +816,6 @@ struct Model::Impl {
   bool off_by_default(size_t fi, const Context& ctx) const;
   // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
   std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
-  // The truth every call that runs with a step passes for `param`, which has no default (or none).
-  std::optional<bool> passed_truth(size_t fi, std::string_view param) const;
   // The default value written for parameter `param` of function `fi`, or null.
   TSNode parameter_default(size_t fi, std::string_view param) const;
   // Every call of this file of the class whose __init__ is `init` passes `param` a value `ok(value,

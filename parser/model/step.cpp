@@ -1182,12 +1182,26 @@ bool Model::Impl::constructor_calls_pass(size_t init, std::string_view param,
 }
 
 std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_view param) const {
+  // The truth of the parameter's default, unless a call that can run it passes another; or, without
+  // a default, the truth every call running with a step passes (`agent.select_action(s,
+  // deterministic=False)` in the training loop; the evaluation helper's `deterministic=True` runs
+  // behind its interval guard: DRL-Pytorch, held-out round 31). Not a constructor's without a
+  // default: its other callers are not known.
   const Function& fn = functions[fi];
   const TSNode dflt = parameter_default(fi, param);
-  if (null(dflt)) return passed_truth(fi, param);
-  const Value v = eval(dflt, TSNode{}, 0);
-  const std::optional<bool> truth = v.truthy();
-  if (!truth) return std::nullopt;
+  std::optional<bool> truth;
+  if (!null(dflt)) {
+    truth = eval(dflt, TSNode{}, 0).truthy();
+    if (!truth) return std::nullopt;
+  } else if (fn.name == "__init__") {
+    return std::nullopt;
+  }
+  const bool has_default = truth.has_value();
+  const auto agree = [&truth](std::optional<bool> v) {
+    if (!v || (truth && *truth != *v)) return false;
+    truth = v;
+    return true;
+  };
   // Passed by any call that can run it: in this file (every caller), or by another file's step.
   const long index = call_position(fn, param);
   for (size_t i : callers[fi]) {
@@ -1195,55 +1209,29 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
     // Only calls that run with a step count (an inference path may pass it).
     if (fn.name != "__init__" && !step_where(call_ctx[i], 1).in()) continue;
     if (c.star_args || c.unresolved_kwargs) return std::nullopt;
+    TSNode passed{};
     if (const Argument* a = c.keyword(param)) {
       // Passed the default's own value (`model(x, gen=False)`): still off.
-      if (eval(a->value, call_ctx[i].function, 0).truthy() != truth) return std::nullopt;
+      passed = a->value;
+    } else if (index >= 0 && static_cast<long>(c.positional.size()) > index) {
+      if (has_default) return std::nullopt;
+      passed = c.positional[static_cast<size_t>(index)];
+    }
+    if (null(passed)) {
+      if (!has_default) return std::nullopt;
       continue;
     }
-    if (index >= 0 && static_cast<long>(c.positional.size()) > index) return std::nullopt;
-  }
-  if (const StepEntry* e = entry_of(fi)) {
-    if (e->opaque_args) return std::nullopt;
-    // Passed by another file's step: only the same known value as the default's, by every call
-    // (glow-tts' `generator(x, ..., gen=False)` for `def forward(..., gen=False)`).
-    if (std::find(e->keywords.begin(), e->keywords.end(), param) != e->keywords.end()) {
-      const auto passed = std::find_if(e->keyword_truths.begin(), e->keyword_truths.end(),
-                                       [&](const auto& kt) { return kt.first == param; });
-      if (passed == e->keyword_truths.end() || passed->second != *truth) return std::nullopt;
-    }
-    if (index >= 0 && static_cast<long>(e->positional) > index) return std::nullopt;
-  }
-  return truth;
-}
-
-std::optional<bool> Model::Impl::passed_truth(size_t fi, std::string_view param) const {
-  // A parameter without a default that every call running with a step passes the same known truth
-  // (`agent.select_action(s, deterministic=False)` in the training loop; the evaluation helper's
-  // `deterministic=True` runs behind its interval guard: DRL-Pytorch, held-out round 31). Not a
-  // constructor's: its other callers are not known.
-  const Function& fn = functions[fi];
-  if (fn.name == "__init__") return std::nullopt;
-  std::optional<bool> truth;
-  const auto agree = [&truth](std::optional<bool> v) {
-    if (!v || (truth && *truth != *v)) return false;
-    truth = v;
-    return true;
-  };
-  const long index = call_position(fn, param);
-  for (size_t i : callers[fi]) {
-    const CallInfo& c = calls[i];
-    if (!step_where(call_ctx[i], 1).in()) continue;
-    if (c.star_args || c.unresolved_kwargs) return std::nullopt;
-    TSNode passed{};
-    if (const Argument* a = c.keyword(param)) passed = a->value;
-    else if (index >= 0 && static_cast<long>(c.positional.size()) > index) passed = c.positional[static_cast<size_t>(index)];
-    if (null(passed) || !agree(eval(passed, call_ctx[i].function, 0).truthy())) return std::nullopt;
+    if (!agree(eval(passed, call_ctx[i].function, 0).truthy())) return std::nullopt;
   }
   if (const StepEntry* e = entry_of(fi)) {
     if (e->opaque_args || (index >= 0 && static_cast<long>(e->positional) > index)) return std::nullopt;
-    const auto passed = std::find_if(e->keyword_truths.begin(), e->keyword_truths.end(),
-                                     [&](const auto& kt) { return kt.first == param; });
-    if (passed == e->keyword_truths.end() || !agree(passed->second)) return std::nullopt;
+    // Passed by another file's step: only the same known value, by every call (glow-tts'
+    // `generator(x, ..., gen=False)` for `def forward(..., gen=False)`).
+    if (!has_default || std::find(e->keywords.begin(), e->keywords.end(), param) != e->keywords.end()) {
+      const auto passed = std::find_if(e->keyword_truths.begin(), e->keyword_truths.end(),
+                                       [&](const auto& kt) { return kt.first == param; });
+      if (passed == e->keyword_truths.end() || !agree(passed->second)) return std::nullopt;
+    }
   }
   return truth;
 }

@@ -187,31 +187,20 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       if (v.kind == Value::Kind::Float) return v.f;
       return std::nullopt;
     };
-    // `if args.regularization != 0.0:` with the option's default 0.0 (KnowledgeGraphEmbedding, held-out
-    // round 32): two numbers written in the source compare exactly (the same decimal parses to the
-    // same double), ints and floats mixed.
-    if (!ordered && (l.kind == Value::Kind::Float || r.kind == Value::Kind::Float) && number(l) && number(r)) {
-      Value out = l.from_option || !l.from_config.empty() ? l : r;
-      out.kind = Value::Kind::Bool;
-      out.b = (op == "==") == (*number(l) == *number(r));
-      out.origin = n;
-      return out;
-    }
-    if (ordered) {
-      // `if smoothing > 0.0:` with the option's default 0.0: numbers only (ints and floats mix).
-      const std::optional<double> a = number(l), c = number(r);
-      if (!a || !c) return Value{};
-      Value out = l.from_option || !l.from_config.empty() ? l : r;
-      out.kind = Value::Kind::Bool;
-      out.b = op == "<" ? *a < *c : op == ">" ? *a > *c : op == "<=" ? *a <= *c : *a >= *c;
-      out.origin = n;
-      return out;
-    }
-    if (!l.known() || !r.known() || l.kind != r.kind || l.kind == Value::Kind::Float) return Value{};
-    const bool equal = same_value(l, r);
+    // Numbers, ints and floats mixed: `if smoothing > 0.0:` with the option's default 0.0, and `if
+    // args.regularization != 0.0:` (KnowledgeGraphEmbedding, held-out round 32): two numbers written
+    // in the source compare exactly (the same decimal parses to the same double).
+    const std::optional<double> a = number(l), c = number(r);
+    std::optional<bool> holds;
+    if (a && c && (ordered || l.kind == Value::Kind::Float || r.kind == Value::Kind::Float))
+      holds = op == "<" ? *a < *c : op == ">" ? *a > *c : op == "<=" ? *a <= *c : op == ">=" ? *a >= *c
+                                                                                : (op == "==") == (*a == *c);
+    else if (!ordered && l.known() && r.known() && l.kind == r.kind)
+      holds = (op == "==") == same_value(l, r);
+    if (!holds) return Value{};
     Value out = l.from_option || !l.from_config.empty() ? l : r;
     out.kind = Value::Kind::Bool;
-    out.b = (op == "==") == equal;
+    out.b = *holds;
     out.origin = n;
     return out;
   }
