@@ -1043,4 +1043,13 @@ TEST(CrossFile, AStaticStepMethodCalledThroughTheInstanceIsTheStep) {
   check_project(kDir.parent_path() / "crossfile_static_step", 2);
 }
 
+TEST(CrossFile, ALoaderFactoryForwardedByAMethodOfTheStepClassFeedsTheStep) {
+  // tests/fixtures/crossfile_wrapped_factory/ (iTransformer, held-out round 33): the step's
+  // `train_data, train_loader = self._get_data(flag="train")` runs a method that forwards
+  // data_provider's result from another module, so that loader feeds the step (PFL102, and PFL105
+  // with --num_workers of run.py). run.py sets TF32 for the run: no PFL401 in the step module. Trap:
+  // eval_provider's loader, forwarded by `self._get_eval()` and iterated only by the validation loop.
+  check_project(kDir.parent_path() / "crossfile_wrapped_factory", 5);
+}
+
 }  // namespace perflint

@@ -215,6 +215,54 @@ std::string Model::Impl::returned_class(size_t fi, int index) const {
   return found;
 }
 
+std::vector<std::pair<std::string, int>> Model::Impl::forwarded_results(TSNode callee, TSNode caller_fn,
+                                                                        int index) const {
+  std::vector<std::pair<std::string, int>> out;
+  // The wrapper: a module-level function by its name, or a method of the caller's class by `self.`.
+  std::string_view name;
+  TSNode cls{};
+  if (is(callee, "identifier")) {
+    name = t(callee);
+  } else if (is(callee, "attribute") && t(field(callee, "object")) == "self") {
+    name = t(field(callee, "attribute"));
+    const size_t ci = function_index(caller_fn);
+    if (ci == SIZE_MAX) return out;
+    cls = functions[ci].cls;
+    if (null(cls)) return out;
+  } else {
+    return out;
+  }
+  const auto named = functions_by_name.find(name);
+  if (named == functions_by_name.end()) return out;
+  for (size_t fi : named->second) {
+    const Function& f = functions[fi];
+    if (null(cls) ? !is(ts::parent(f.node), "module") : !ts::same(f.cls, cls)) continue;
+    for (TSNode ret : returns_of(f.node)) {
+      TSNode v = unparenthesized(ts_node_named_child(ret, 0));
+      if (null(v) || is(v, "none")) continue;
+      if (is(v, "call")) {  // `return data_provider(args, flag)`: the same position of its result
+        out.emplace_back(qualname_of(field(v, "function")), index);
+        continue;
+      }
+      const bool tuple = is(v, "expression_list") || is(v, "tuple");
+      if (tuple != (index >= 0)) continue;
+      if (tuple) v = unparenthesized(ts_node_named_child(v, static_cast<uint32_t>(index)));
+      if (!is(v, "identifier")) continue;
+      // `data_set, data_loader = data_provider(...)` or `loader = make_loader(...)` in the wrapper.
+      const auto& b = bindings();
+      if (const auto a = b.assigns.find(scope_key(f.node, t(v))); a != b.assigns.end())
+        for (size_t ai : a->second)
+          if (is(all_assigns[ai].value, "call"))
+            out.emplace_back(qualname_of(field(all_assigns[ai].value, "function")), -1);
+      if (const auto u = b.by_unpacked.find(t(v)); u != b.by_unpacked.end())
+        for (const auto& [ai, at] : u->second)
+          if (ts::same(all_assigns[ai].ctx.function, f.node) && is(all_assigns[ai].value, "call"))
+            out.emplace_back(qualname_of(field(all_assigns[ai].value, "function")), at);
+    }
+  }
+  return out;
+}
+
 // `cls.method` of this file, or the method a base class of this file defines for it
 // (`class UniformSampler(ScheduleSampler)` runs ScheduleSampler.sample); SIZE_MAX if none.
 size_t Model::Impl::class_method(const std::string& cls, const std::string& method, int depth) const {

@@ -463,6 +463,10 @@ struct Model::Impl {
   // The return statements of each function, indexed on first use.
   mutable std::optional<std::unordered_map<NodeKey, std::vector<TSNode>, NodeKeyHash>> returns_by_fn_;
   const std::vector<TSNode>& returns_of(TSNode fn) const;
+  // What a wrapper of this file returns at `index` (-1: the whole result) when it forwards another
+  // call's result: (the callee's qualname, its position in that result) for `callee` (`name` or
+  // `self.name`, as called from `caller_fn`).
+  std::vector<std::pair<std::string, int>> forwarded_results(TSNode callee, TSNode caller_fn, int index) const;
   // Past module moves (`.cuda()`, `.to(device)`) and wrappers that run the module they wrap (DDP,
   // DataParallel, torch.compile, FSDP): `DDP(Net().cuda())` -> `Net()`.
   TSNode past_moves_and_wrappers(TSNode v) const;

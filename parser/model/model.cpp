@@ -711,6 +711,14 @@ std::vector<SteppedResult> Model::stepped_results() const {
       // file's stem, as step_importer asks (it also checks that this file imports that one).
       if (const auto mf = impl_->project ? stem_function(q) : module_function(q))
         out.push_back({std::string(mf->first), std::string(mf->second), index, line, l.repeated, {}});
+      // Through a function or a `self.` method of this file that returns what another module's
+      // function returned (iTransformer's `train_data, train_loader = self._get_data(flag='train')`,
+      // with `data_set, data_loader = data_provider(self.args, flag); return data_set, data_loader`:
+      // held-out round 33).
+      if (impl_->project)
+        for (const auto& [made_q, inner] : impl_->forwarded_results(callee, a.ctx.function, index))
+          if (const auto mf = stem_function(made_q))
+            out.push_back({std::string(mf->first), std::string(mf->second), inner, line, l.repeated, {}});
       // What a method of another module's result returns: `data_loader = CreateDataLoader(opt)`, then
       // `dataset = data_loader.load_data()` (pix2pixHD), or `CreateDataLoader(opt).load_data()`.
       if (index != -1 || !impl_->project || !is(callee, "attribute")) continue;

@@ -155,6 +155,11 @@ class RulePFL401 final : public Rule {
       if (is_hf_training_args(c.qualname) && (c.keyword("tf32") || c.unresolved_kwargs)) return;
     }
     if (uses_reduced_precision(model)) return;
+    // Switched on by the entry script that imports this module (`run.py` sets the flag, then runs
+    // `Exp(args).train()` of exp/forecast.py), or by a module this one imports: set for the run.
+    if (!model.project_assigns("matmul.allow_tf32").empty() ||
+        model.importer_side_mentions("set_float32_matmul_precision"))
+      return;
     TSNode last = model.last_import();
     if (ts_node_is_null(last)) last = import;
     const uint32_t line = out.source().position(ts_node_end_byte(last)).line + 1;
