@@ -611,18 +611,28 @@ bool FileProjectContext::mentioned_elsewhere(const std::string& file, std::strin
   return false;
 }
 
-bool FileProjectContext::importer_side_mentions(const std::string& file, std::string_view word) {
-  if (word.empty()) return false;
+bool FileProjectContext::importer_side_holds(const std::string& file,
+                                             const std::function<bool(std::string_view)>& holds) {
   std::error_code ec;
   const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);
   const ImportGraph& g = graph_for(root_for(fs::path(self)));
   for (const std::string& other : importers_naming(self, "")) {
-    if (names_word(text_of(other), word)) return true;
+    if (holds(text_of(other))) return true;
     for (const std::string& m : g.imports.at(other))
-      if (m != self && names_word(text_of(m), word)) return true;
+      if (m != self && holds(text_of(m))) return true;
   }
   return false;
+}
+
+bool FileProjectContext::importer_side_mentions(const std::string& file, std::string_view word) {
+  if (word.empty()) return false;
+  return importer_side_holds(file, [&](std::string_view text) { return names_word(text, word); });
+}
+
+bool FileProjectContext::importer_side_assigns(const std::string& file, std::string_view attribute) {
+  if (attribute.empty()) return false;
+  return importer_side_holds(file, [&](std::string_view text) { return assigns(text, attribute); });
 }
 
 std::string FileProjectContext::project_assigns(const std::string& file, std::string_view attribute) {

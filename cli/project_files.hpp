@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,7 @@ class FileProjectContext final : public ProjectContext {
   std::string fingerprint(const std::string& file, std::string_view text) override;
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
+  bool importer_side_assigns(const std::string& file, std::string_view attribute) override;
   bool importers_cannot_name(const std::string& file, std::string_view name) override;
   std::optional<std::vector<std::optional<OptionDefault>>> argument_values(const std::string& file,
                                                                            std::string_view function,
@@ -111,6 +113,9 @@ class FileProjectContext final : public ProjectContext {
   // The files of `self`'s root (an absolute, normal path) other than `self` that import it and whose
   // text names `word`. Caller holds mu_.
   std::vector<std::string> importers_naming(const std::string& self, std::string_view word);
+  // Whether a file that imports `file` (by the import graph), or a project module such a file
+  // imports, has a text that `holds`.
+  bool importer_side_holds(const std::string& file, const std::function<bool(std::string_view)>& holds);
   // The summary of such an importer, made with this project context and with its calls
   // (summarize_module's with_calls); null while it is being made (a cycle). Caller holds mu_.
   const ModuleSummary* importer_summary(const std::string& path);

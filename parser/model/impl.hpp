@@ -673,6 +673,7 @@ struct Model::Impl {
   static bool needs_context(Sym k);
 
   // Entries of a dict-valued name or expression, as (key, value, site) triples. False when unknown.
+  bool device_test(TSNode cond) const;
   bool dict_entries(TSNode expr, TSNode function, std::vector<Argument>& out, int depth) const;
 
   void resolve_kwargs();

@@ -136,6 +136,10 @@ bool Model::importer_side_mentions(std::string_view word) const {
   return impl_->project && impl_->project->importer_side_mentions(impl_->src.path(), word);
 }
 
+bool Model::importer_side_assigns(std::string_view attribute) const {
+  return impl_->project && impl_->project->importer_side_assigns(impl_->src.path(), attribute);
+}
+
 std::vector<TSNode> Model::visible_values(TSNode use, std::string_view name) const {
   std::vector<TSNode> out;
   const auto& b = impl_->bindings();

@@ -433,7 +433,8 @@ bool span_yields(const Model& model, TSNode reading, std::string_view start) {
 }
 
 // The reading's value is only ever looked at under `if False:` / `if 0:` (a profiling print left
-// switched off in the source: YOLOv4's region_loss.py, held-out round 14): no timing is shown.
+// switched off in the source: YOLOv4's region_loss.py, held-out round 14), or never at all: no timing
+// is shown.
 bool read_only_in_dead_code(const Model& model, TSNode reading) {
   TSNode stmt = ts::parent(reading);
   while (!ts_node_is_null(stmt) && (ts::is(stmt, "binary_operator") || ts::is(stmt, "parenthesized_expression")))
@@ -452,8 +453,9 @@ bool read_only_in_dead_code(const Model& model, TSNode reading) {
     }
     return false;
   };
+  const TSNode scope = scope_of(model, stmt);
   bool any = false, live = false;
-  ts::walk(scope_of(model, stmt), [&](TSNode n) {
+  ts::walk(scope, [&](TSNode n) {
     if (live || ts_node_end_byte(n) <= ts_node_end_byte(stmt)) return false;
     if (!ts::is(n, "identifier") || model.text(n) != name) return true;
     const TSNode parent = ts::parent(n);
@@ -463,7 +465,25 @@ bool read_only_in_dead_code(const Model& model, TSNode reading) {
     live = !dead(n);
     return false;
   });
-  return any && !live;
+  if (any) return !live;
+  // Never read at all in its function, before it either (a loop body may print the previous
+  // iteration's value first): the print that showed it is commented out or sits in a string
+  // (nerf-pytorch's `dt = time.time()-time0`, held-out round 35). Not at module level, where
+  // another function may read the global.
+  if (!ts::is(scope, "function_definition")) return false;
+  bool read = false;
+  ts::walk(scope, [&](TSNode n) {
+    if (read) return false;
+    if (ts::is(n, "global_statement") || ts::is(n, "nonlocal_statement")) return !(read = true);
+    if (!ts::is(n, "identifier") || model.text(n) != name) return true;
+    const TSNode parent = ts::parent(n);
+    if (ts::is(parent, "assignment") && ts::same(ts::field(parent, "left"), n)) return false;
+    if (ts::is(parent, "attribute") && ts::same(ts::field(parent, "attribute"), n)) return false;
+    if (ts::is(parent, "keyword_argument") && ts::same(ts::field(parent, "name"), n)) return false;
+    read = true;
+    return false;
+  });
+  return !read;
 }
 
 class RulePFL801 final : public Rule {
@@ -516,7 +536,9 @@ class RulePFL801 final : public Rule {
     const CallInfo* work = nullptr;
     for (const auto& c : model.calls()) {
       if (ts_node_start_byte(c.node) < lo || ts_node_end_byte(c.node) > hi) continue;
-      if (!work && may_launch(model, c)) work = &c;
+      // Not in a branch the options' defaults switch off (vsepp's `if opt.reset_train:
+      // model.train_start()` in a data-loading span, held-out round 34).
+      if (!work && may_launch(model, c) && !model.switched_off(c.node)) work = &c;
     }
     if (!work) return;
     // A span holding a whole evaluation pass (`validate(fabric, model, val_loader)`): like an epoch

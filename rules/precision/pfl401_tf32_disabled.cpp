@@ -157,7 +157,7 @@ class RulePFL401 final : public Rule {
     if (uses_reduced_precision(model)) return;
     // Switched on by the entry script that imports this module (`run.py` sets the flag, then runs
     // `Exp(args).train()` of exp/forecast.py), or by a module this one imports: set for the run.
-    if (!model.project_assigns("matmul.allow_tf32").empty() ||
+    if (model.importer_side_assigns("matmul.allow_tf32") ||
         model.importer_side_mentions("set_float32_matmul_precision"))
       return;
     TSNode last = model.last_import();
