@@ -1052,4 +1052,12 @@ TEST(CrossFile, ALoaderFactoryForwardedByAMethodOfTheStepClassFeedsTheStep) {
   check_project(kDir.parent_path() / "crossfile_wrapped_factory", 5);
 }
 
+TEST(CrossFile, ABatchUnpackedIntoAProjectMethodReachesTheHelperThatCopiesIt) {
+  // tests/fixtures/crossfile_star_batch/ (vsepp, held-out round 34): `model.train_emb(*train_data)`
+  // binds every positional parameter to a part of the batch; train_emb hands images and captions to
+  // forward_emb, whose blocking copies run every step (`x = Variable(x)` keeps the batch). Traps:
+  // set_scale, called with `*scales` (not the batch), and embed_copy, handed the device copy.
+  check_project(kDir.parent_path() / "crossfile_star_batch", 2);
+}
+
 }  // namespace perflint

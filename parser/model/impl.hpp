@@ -572,6 +572,9 @@ struct Model::Impl {
   // that run the module they wrap (DDP, DataParallel, torch.compile, FSDP): `visit` gets the inner
   // call (`Net()`) or name; it returns true to stop.
   void for_each_built_from(TSNode callee, const std::function<bool(TSNode)>& visit) const;
+  // The call runs a module wrapped in DataParallel (or a subclass, or DistributedDataParallel given its
+  // device), which moves its inputs to the GPU before forward() runs.
+  bool scatters_inputs(const CallInfo& c) const;
   // Where a per-step call out of the module goes: "models.Net.__call__", "misc.reduce_dict"; empty
   // when it stays in the file or goes to a library.
   std::string outgoing_target(const CallInfo& c) const;
@@ -842,6 +845,7 @@ struct Model::Impl {
   // `name` is such a batch: a parameter every call that runs the function binds to the step's batch,
   // or a field unpacked from one.
   bool external_batch(TSNode name) const;
+  bool converts_itself(const Assign& a, std::string_view name) const;
   // `name` (a use in helper `fi`, not bound again before it) is a parameter that every call of this
   // file binds to a step loop's batch (`fwd_wrap(X, device)` with `X, T = batch`): DLRM's dlrm_wrap.
   bool helper_batch_parameter(size_t fi, TSNode name, int depth) const;

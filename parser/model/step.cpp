@@ -1357,7 +1357,17 @@ int Model::Impl::batch_loop(TSNode expr) const {
   TSNode r = root_identifier(expr);
   if (null(r)) return -1;
   const StepWhere w = step_where(context_of(expr));
-  if (w.loop < 0) return w.external >= 0 && external_batch(r) ? kExternalBatch : -1;
+  if (w.loop < 0) {
+    if (w.external < 0) return -1;
+    if (external_batch(r)) return kExternalBatch;
+    // A parameter of a helper of this file that the entry hands its batch to (vsepp's
+    // `train_emb(self, images, ...)` calling `self.forward_emb(images, ...)`, held-out round 34).
+    if (w.via_call >= 0)
+      if (const size_t fi = function_index(context_of(expr).function);
+          fi != SIZE_MAX && !functions[fi].step_fn && helper_batch_parameter(fi, r, batch_loop_depth_))
+        return kExternalBatch;
+    return -1;
+  }
   // In a function the loop calls, a name is the loop's batch only through a step function's
   // parameters (bound at its call, find_steps/collect_loaders); in any other helper or forward() the
   // same name is another variable.
@@ -1388,10 +1398,12 @@ bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) cons
   const Function& f = functions[fi];
   const long at = call_position(f, t(name));
   if (at < 0) return false;
-  // Bound again before the use (`X = X.float()`): another value.
+  // Bound again before the use (`X = X.cuda()`): another value; not a host conversion of itself.
   if (const auto a = bindings().assigns.find(scope_key(f.node, t(name))); a != bindings().assigns.end())
     for (size_t ai : a->second)
-      if (ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name)) return false;
+      if (ts_node_end_byte(all_assigns[ai].statement) <= ts_node_start_byte(name) &&
+          !converts_itself(all_assigns[ai], t(name)))
+        return false;
   // Every call of the file that runs in a step passes a batch there (a call passing nothing, or
   // anything else, is not known); calls from an evaluation loop do not make it per-step code.
   bool any = false;
@@ -1399,12 +1411,17 @@ bool Model::Impl::helper_batch_parameter(size_t fi, TSNode name, int depth) cons
     if (!step_where(call_ctx[ci]).in()) continue;
     any = true;
     const CallInfo& c = calls[ci];
-    if (c.star_args || c.unresolved_kwargs) return false;
+    if (c.star_args || c.unresolved_kwargs || scatters_inputs(c)) return false;
     const TSNode arg = c.arg(t(name), static_cast<int>(at));
     if (null(arg)) return false;
     ++batch_loop_depth_;
     const int li = batch_loop(arg);
     --batch_loop_depth_;
+    // Another file's batch, handed on as it is (not its device copy: `self.embed(x.cuda())`).
+    if (li == kExternalBatch) {
+      if (device_copy_in(arg)) return false;
+      continue;
+    }
     if (li < 0) return false;
     // Nothing moved to a device in the loop before the call: a step that copies its batch first
     // (`batch = tuple(t.to(device) for t in batch)`, then `model(*batch)`: BERT-NER) hands over device
@@ -1445,29 +1462,31 @@ bool Model::Impl::under_batch_test(size_t fi, const Context& ctx) const {
   return false;
 }
 
+// A host conversion of the name itself (`x = torch.Tensor(x)` of a NumPy batch field, `x =
+// torch.from_numpy(x)`, `x = x.float()`, the legacy `x = Variable(x)`): still the batch, still on the
+// host (audioset_tagging_cnn's move_data_to_device, held-out round 30; vsepp's forward_emb, round 34).
+bool Model::Impl::converts_itself(const Assign& a, std::string_view n) const {
+  const TSNode v = unparenthesized(a.value);
+  const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
+  if (!c || c->keyword("device")) return false;
+  if (!c->qualname.empty()) {
+    static constexpr std::string_view kConversions[] = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor",
+                                                        "torch.IntTensor", "torch.from_numpy", "torch.as_tensor",
+                                                        "torch.tensor", "torch.autograd.Variable",
+                                                        "torch.autograd.variable.Variable"};
+    return std::find(std::begin(kConversions), std::end(kConversions), c->qualname) != std::end(kConversions) &&
+           c->positional.size() == 1 && is(c->positional.front(), "identifier") && t(c->positional.front()) == n;
+  }
+  return is(c->receiver, "identifier") && t(c->receiver) == n &&
+         (c->method == "float" || c->method == "long" || c->method == "int" || c->method == "double" ||
+          c->method == "contiguous");
+}
+
 bool Model::Impl::external_batch(TSNode name) const {
   const Context ctx = context_of(name);
   const size_t fi = null(ctx.function) ? SIZE_MAX : function_index(ctx.function);
   if (fi == SIZE_MAX) return false;
   const auto& b = bindings();
-  // A host conversion of the name itself (`x = torch.Tensor(x)` of a NumPy batch field, `x =
-  // torch.from_numpy(x)`, `x = x.float()`): still the batch, still on the host (audioset_tagging_cnn's
-  // move_data_to_device, held-out round 30).
-  const auto converts_itself = [&](const Assign& a, std::string_view n) {
-    const TSNode v = unparenthesized(a.value);
-    const CallInfo* c = is(v, "call") ? call_info(v) : nullptr;
-    if (!c || c->keyword("device")) return false;
-    if (!c->qualname.empty()) {
-      static constexpr std::string_view kConversions[] = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor",
-                                                          "torch.IntTensor", "torch.from_numpy", "torch.as_tensor",
-                                                          "torch.tensor"};
-      return std::find(std::begin(kConversions), std::end(kConversions), c->qualname) != std::end(kConversions) &&
-             c->positional.size() == 1 && is(c->positional.front(), "identifier") && t(c->positional.front()) == n;
-    }
-    return is(c->receiver, "identifier") && t(c->receiver) == n &&
-           (c->method == "float" || c->method == "long" || c->method == "int" || c->method == "double" ||
-            c->method == "contiguous");
-  };
   // Not bound again before the use (`x = x.cuda()` earlier); the use's own statement may rebind it.
   const auto unbound_before = [&](std::string_view n) {
     const auto a = b.assigns.find(scope_key(ctx.function, n));
