@@ -1060,4 +1060,12 @@ TEST(CrossFile, ABatchUnpackedIntoAProjectMethodReachesTheHelperThatCopiesIt) {
   check_project(kDir.parent_path() / "crossfile_star_batch", 2);
 }
 
+TEST(CrossFile, AModuleWhoseForwardIsTheWholeStepMakesItsCallerLoopTheStepLoop) {
+  // tests/fixtures/crossfile_forward_step/ (MAML, held-out round 36): `accs = maml(x_spt, y_spt)` in
+  // a loop runs Meta.forward, which does backward and the meta-optimizer's step, so the loop is the
+  // step loop (its blocking batch copies) and forward's `.item()` runs every step. Trap: Scorer,
+  // whose forward only computes, called in the test loop.
+  check_project(kDir.parent_path() / "crossfile_forward_step", 2);
+}
+
 }  // namespace perflint

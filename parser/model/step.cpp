@@ -416,6 +416,18 @@ void Model::Impl::find_steps() {
     }
     for (TSNode a : c.positional) candidate = candidate || optimizer_like(a);
     for (const Argument& a : c.keywords) candidate = candidate || (a.name != "**" && optimizer_like(a.value));
+    // In a loop, calling an instance of a project module whose forward() does the whole step
+    // (MAML's `accs = maml(x_spt, y_spt, x_qry, y_qry)`, Meta.forward ending in backward and
+    // meta_optim.step(): held-out round 36).
+    std::string called_module;
+    if (!candidate && loop && (is(c.function, "identifier") || is(c.function, "attribute")))
+      if (std::string target = outgoing_target(c); target.ends_with(".__call__"))
+        called_module = target.substr(0, target.size() - 9) + ".forward";  // not a class's own __call__ (GradCAM's)
+    if (!called_module.empty() && project->step_function(src.path(), called_module)) {
+      marker[i] = true;
+      step_siblings.emplace_back(project->step_function(src.path(), called_module), c.node);
+      continue;
+    }
     // `retry_call(model.train, tries=3)`: a step method of another file handed to a call that runs
     // it (lightweight-gan's cli.py, held-out round 12).
     const std::string referenced = loop ? referenced_target(c) : std::string();

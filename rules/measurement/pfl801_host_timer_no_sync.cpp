@@ -503,6 +503,9 @@ class RulePFL801 final : public Rule {
     if (start.empty()) start = start_name_via_end(model, node);
     if (start.empty()) return;
     if (in_eval_code(model, node)) return;
+    // Read only in a branch the options' defaults switch off (`if args.time:` with --time off:
+    // continual-learning's main.py, held-out round 36).
+    if (model.switched_off(node)) return;
     if (read_only_in_dead_code(model, node)) return;
     // A generator that times its consumer (`for obj in iterable: ...; yield obj; ...
     // iter_time.update(time.time() - end)`, the MetricLogger.log_every of many repositories): the
