@@ -662,11 +662,34 @@ void Model::Impl::collect_loaders() {
     if (name.empty()) return false;
     return count_word(text, name, 2) == 1 && !project->mentioned_elsewhere(src.path(), name);
   };
+  // A loader handed to a call that consumes it, its result dropped (continual-learning's FROMP:
+  // `model.optimizer.update_fisher(memorable_loader, ...)` once per context; held-out round 36): it
+  // feeds that call, not this file's step loop. Not a call that trains on it (`trainer.fit(model,
+  // loader)`, `train(loader)`, `accelerator.prepare(loader)`).
+  const auto handed_elsewhere = [&](const DataLoaderInfo& d) {
+    if (d.variable.empty()) return false;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (!is(ts::parent(c.node), "expression_statement")) continue;
+      bool hands = false;
+      for (TSNode a : c.positional) hands = hands || t(a) == d.variable;
+      for (const Argument& a : c.keywords) hands = hands || (a.name != "**" && t(a.value) == d.variable);
+      if (!hands) continue;
+      const std::string_view name = is(c.function, "attribute") ? std::string_view(c.method) : t(c.function);
+      bool trains = name.empty();
+      for (std::string_view w : {"fit", "train", "prepare", "setup", "launch", "run", "loop", "epoch", "step", "iter",
+                                 "enumerate", "tqdm", "zip", "list", "print", "len", "next"})
+        trains = trains || icontains(name, w);
+      if (!trains) return true;
+    }
+    return false;
+  };
   for (auto& d : loaders) {
     if (step_fed) break;
     if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
     if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
     if (unreferenced_factory(d)) continue;
+    if (handed_elsewhere(d)) continue;
     d.assumed_step = true;
     d.step_loop = step_loop_nodes.front();
     auto it = loop_index.find(key(d.step_loop));
