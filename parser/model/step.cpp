@@ -420,7 +420,13 @@ void Model::Impl::find_steps() {
     // (MAML's `accs = maml(x_spt, y_spt, x_qry, y_qry)`, Meta.forward ending in backward and
     // meta_optim.step(): held-out round 36).
     std::string called_module;
-    if (!candidate && loop && (is(c.function, "identifier") || is(c.function, "attribute")))
+    // (Only a name this file binds, `maml = Meta(...)`, or an attribute of self: most calls in a
+    // loop are methods of tensors and library functions, and resolving each costs time.)
+    const bool module_like =
+        c.qualname.empty() &&
+        ((is(c.function, "identifier") && bindings().by_name.count(t(c.function))) ||
+         (is(c.function, "attribute") && t(field(c.function, "object")) == "self"));
+    if (!candidate && loop && module_like)
       if (std::string target = outgoing_target(c); target.ends_with(".__call__"))
         called_module = target.substr(0, target.size() - 9) + ".forward";  // not a class's own __call__ (GradCAM's)
     if (!called_module.empty() && project->step_function(src.path(), called_module)) {
