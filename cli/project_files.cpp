@@ -625,6 +625,47 @@ bool FileProjectContext::importer_side_holds(const std::string& file,
   return false;
 }
 
+bool FileProjectContext::run_mentions(const std::string& file, std::string_view word) {
+  if (word.empty()) return true;
+  std::error_code ec;
+  const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const ImportGraph& g = graph_for(root_for(fs::path(self)));
+  if (!g.usable) return true;  // not known
+  // The project modules it imports, two levels down.
+  std::set<std::string> seen{self};
+  std::vector<std::string> level{self};
+  for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const std::string& f : level)
+      if (const auto imp = g.imports.find(f); imp != g.imports.end())
+        for (const std::string& m : imp->second)
+          if (seen.insert(m).second) {
+            if (names_word(text_of(m), word)) return true;
+            next.push_back(m);
+          }
+    level = std::move(next);
+  }
+  // The files that import it, and theirs (`train.py` imports the package whose __init__.py imports
+  // models/ssl.py), with the modules each of them imports.
+  std::set<std::string> up_seen{self};
+  level = {self};
+  for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const std::string& f : level)
+      for (const std::string& u : importers_of(g, f))
+        if (up_seen.insert(u).second) {
+          if (names_word(text_of(u), word)) return true;
+          if (const auto imp = g.imports.find(u); imp != g.imports.end())
+            for (const std::string& m : imp->second)
+              if (m != self && names_word(text_of(m), word)) return true;
+          next.push_back(u);
+        }
+    level = std::move(next);
+  }
+  return false;
+}
+
 bool FileProjectContext::importer_side_mentions(const std::string& file, std::string_view word) {
   if (word.empty()) return false;
   return importer_side_holds(file, [&](std::string_view text) { return names_word(text, word); });

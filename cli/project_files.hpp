@@ -62,6 +62,7 @@ class FileProjectContext final : public ProjectContext {
   bool mentioned_elsewhere(const std::string& file, std::string_view word) override;
   bool importer_side_mentions(const std::string& file, std::string_view word) override;
   bool importer_side_assigns(const std::string& file, std::string_view attribute) override;
+  bool run_mentions(const std::string& file, std::string_view word) override;
   bool importers_cannot_name(const std::string& file, std::string_view name) override;
   std::optional<std::vector<std::optional<OptionDefault>>> argument_values(const std::string& file,
                                                                            std::string_view function,

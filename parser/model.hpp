@@ -144,6 +144,9 @@ class Model {
   // Whether a file that imports this one, or a project module it imports, names `word` (a whole
   // word): where what this file's functions are handed likely comes from. False when not known.
   bool importer_side_mentions(std::string_view word) const;
+  // Whether this file, or the project code a run of it reaches (ProjectContext::run_mentions), names
+  // `word` (a whole word); true when not known.
+  bool run_mentions(std::string_view word) const;
   bool importer_side_assigns(std::string_view attribute) const;  // ProjectContext::importer_side_assigns
   // The function `call` runs (of this file, or of the project) copies its `index`-th positional
   // argument to the GPU (`tensor2var(x)`: `x = x.cuda()`): where, "utils.py:13" or "line 13"; else empty.

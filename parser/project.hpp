@@ -444,6 +444,14 @@ class ProjectContext {
     (void)attribute;
     return false;
   }
+  // Whether the project modules `file` imports (two levels down), the files that import it, or the
+  // modules those import, name `word` (a whole word): the code a run of `file` can reach. True when
+  // not known.
+  virtual bool run_mentions(const std::string& file, std::string_view word) {
+    (void)file;
+    (void)word;
+    return true;
+  }
   // The names a star import of project module `module` (as `from_file` spells it: "modeling.deeplab")
   // brings in through that module's own imports (`import torch`, `import torch.nn as nn`): (local
   // name, qualified name). Empty when not known, or when the module lists `__all__`.

@@ -1076,4 +1076,12 @@ TEST(CrossFile, OptionsAddedByAnotherModulesFunctionsSwitchBranches) {
   check_project(kDir.parent_path() / "crossfile_option_adders", 5);
 }
 
+TEST(CrossFile, DdpInARunThatStartsNoProcessGroupIsNotReported) {
+  // tests/fixtures/crossfile_ddp_process_group/ (electra-pytorch's GLUE script, held-out round 37):
+  // glue_run.py builds DDP with find_unused_parameters=True, but nothing its run reaches starts a
+  // process group, so DDP cannot be built: no PFL701. Trap: pretrain.py, which starts one through
+  // dist_utils.py.
+  check_project(kDir.parent_path() / "crossfile_ddp_process_group", 3);
+}
+
 }  // namespace perflint

@@ -132,6 +132,11 @@ std::string Model::copies_argument(const CallInfo& call, size_t index) const {
   return std::filesystem::path(module->path).filename().string() + ":" + std::to_string(f->line);
 }
 
+bool Model::run_mentions(std::string_view word) const {
+  if (names_word(impl_->src.text(), word)) return true;
+  return !impl_->project || impl_->project->run_mentions(impl_->src.path(), word);
+}
+
 bool Model::importer_side_mentions(std::string_view word) const {
   return impl_->project && impl_->project->importer_side_mentions(impl_->src.path(), word);
 }
