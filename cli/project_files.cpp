@@ -1,6 +1,7 @@
 // Sibling-module summaries read from the file system, cached for the run (see project_files.hpp).
 #include "cli/project_files.hpp"
 #include "cli/discover.hpp"
+#include "cli/gitignore.hpp"
 #include "cli/project_text.hpp"
 #include "parser/text_util.hpp"
 #include "util/io.hpp"
@@ -549,19 +550,46 @@ namespace {
 // The .py files under a project root, sorted (hidden directories, virtual environments and caches
 // skipped); empty when there are more than 2,000 (not a project's sources: no answer rather than a
 // slow one) or the walk fails.
-std::vector<std::string> project_python_files(const std::string& root) {
-  std::vector<std::string> files;
+// The .py files below `dir`, past the directories discovery skips and what .gitignore ignores (a
+// build tree's copies of the sources, fuzzing seeds: `build-fuzz/seeds/python/*.py` would otherwise
+// import the project's `train` and be taken for its entry script). False when there are too many.
+bool collect_python_files(const fs::path& dir, IgnoreStack& ignores, std::vector<std::string>& files, int depth) {
+  if (depth > 64) return true;
   std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) {
-      if (is_skipped_directory_name(it->path().filename().string())) it.disable_recursion_pending();
+  std::vector<fs::directory_entry> entries;
+  for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec))
+    entries.push_back(*it);
+  if (ec) return depth > 0;  // an unreadable root: nothing is known; a subdirectory: skipped
+  const size_t levels = ignores.enter(dir.string());
+  bool ok = true;
+  for (const fs::directory_entry& e : entries) {
+    std::error_code e2;
+    const bool is_dir = e.is_directory(e2) && !e.is_symlink(e2);
+    if (ignores.ignored(e.path().string(), is_dir)) continue;
+    if (is_dir) {
+      if (!is_skipped_directory_name(e.path().filename().string()) &&
+          !collect_python_files(e.path(), ignores, files, depth + 1)) {
+        ok = false;
+        break;
+      }
       continue;
     }
-    if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path().lexically_normal().string());
-    if (files.size() > 2000) return {};
+    if (e.path().extension() == ".py" && e.is_regular_file(e2)) files.push_back(e.path().lexically_normal().string());
+    if (files.size() > 2000) {
+      ok = false;
+      break;
+    }
   }
-  if (ec) return {};
+  ignores.leave(levels);
+  return ok;
+}
+
+std::vector<std::string> project_python_files(const std::string& root) {
+  std::vector<std::string> files;
+  IgnoreStack ignores;
+  ignores.start(root);
+  if (!collect_python_files(fs::path(root), ignores, files, 0)) return {};
   std::sort(files.begin(), files.end());
   return files;
 }

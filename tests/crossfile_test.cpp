@@ -1084,4 +1084,24 @@ TEST(CrossFile, DdpInARunThatStartsNoProcessGroupIsNotReported) {
   check_project(kDir.parent_path() / "crossfile_ddp_process_group", 3);
 }
 
+TEST(CrossFile, FilesGitIgnoresAreNotPartOfTheProject) {
+  // A build tree inside the checkout holds copies of sources (fuzzing seeds, `build/lib/...`): a
+  // copy that imports the project's `train` and switches TF32 on is not the entry script of
+  // train.py, so train.py's own missing switch is still reported (PFL401). Without the .gitignore
+  // line, the same copy is a real importer and the finding goes.
+  const std::string train =
+      "import torch\n\nmodel = torch.nn.Linear(4, 4).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+      "for x in loader:\n    loss = model(x.cuda(non_blocking=True)).sum()\n    opt.zero_grad()\n"
+      "    loss.backward()\n    opt.step()\n";
+  testing::TempDir dir;
+  dir.write("proj/pyproject.toml", "");
+  dir.write("proj/.git/HEAD", "ref: refs/heads/main\n");
+  dir.write("proj/train.py", train);
+  dir.write("proj/build-fuzz/seeds/copy.py", "import torch\nimport train\ntorch.backends.cuda.matmul.allow_tf32 = True\n");
+  const std::string path = (dir.path() / "proj" / "train.py").string();
+  EXPECT_EQ(findings_of(path, "PFL401"), 0);  // not ignored: an importer switches it on
+  dir.write("proj/.gitignore", "/build*/\n");
+  EXPECT_EQ(findings_of(path, "PFL401"), 1);
+}
+
 }  // namespace perflint
