@@ -745,6 +745,9 @@ std::vector<StepCall> Model::step_calls() const {
         const int li = impl_->batch_loop(a);
         return !(li >= 0 && impl_->hands_device_copy(static_cast<size_t>(li), c, a));
       };
+      // A module wrapped in DataParallel scatters its inputs to the GPUs before forward() runs (SPADE's
+      // DataParallelWithCallback): what it receives is on the device, not the batch as loaded.
+      const bool scattered = impl_->scatters_inputs(c);
       // The step's whole batch unpacked into the positional parameters (`model.train_emb(*train_data)`:
       // vsepp, held-out round 34): each of them is a part of the batch, however many there are; every
       // one is passed, with values not known.
@@ -754,7 +757,7 @@ std::vector<StepCall> Model::step_calls() const {
           if (!is(a, "comment")) given.push_back(a);
         if (given.size() == 1 && is(given.front(), "list_splat")) {
           const TSNode spread = unparenthesized(ts_node_named_child(given.front(), 0));
-          if (is(spread, "identifier") && !impl_->scatters_inputs(c) && batch_arg(spread)) {
+          if (is(spread, "identifier") && !scattered && batch_arg(spread)) {
             s.opaque_args = false;
             s.positional = kMaxUnpacked;
             for (uint32_t at = 0; at < kMaxUnpacked; ++at) s.batch_positional.push_back(at);
@@ -763,9 +766,6 @@ std::vector<StepCall> Model::step_calls() const {
           }
         }
       }
-      // A module wrapped in DataParallel scatters its inputs to the GPUs before forward() runs (SPADE's
-      // DataParallelWithCallback): what it receives is on the device, not the batch as loaded.
-      const bool scattered = impl_->scatters_inputs(c);
       if (!s.opaque_args) {
         for (size_t i = 0; i < c.positional.size(); ++i) {
           const TSNode a = c.positional[i];

@@ -419,7 +419,6 @@ void Model::Impl::find_steps() {
     // In a loop, calling an instance of a project module whose forward() does the whole step
     // (MAML's `accs = maml(x_spt, y_spt, x_qry, y_qry)`, Meta.forward ending in backward and
     // meta_optim.step(): held-out round 36).
-    std::string called_module;
     // (Only a name this file binds, `maml = Meta(...)`, or an attribute of self: most calls in a
     // loop are methods of tensors and library functions, and resolving each costs time.)
     const bool module_like =
@@ -427,13 +426,14 @@ void Model::Impl::find_steps() {
         ((is(c.function, "identifier") && bindings().by_name.count(t(c.function))) ||
          (is(c.function, "attribute") && t(field(c.function, "object")) == "self"));
     if (!candidate && loop && module_like)
-      if (std::string target = outgoing_target(c); target.ends_with(".__call__"))
-        called_module = target.substr(0, target.size() - 9) + ".forward";  // not a class's own __call__ (GradCAM's)
-    if (!called_module.empty() && project->step_function(src.path(), called_module)) {
-      marker[i] = true;
-      step_siblings.emplace_back(project->step_function(src.path(), called_module), c.node);
-      continue;
-    }
+      if (const std::string target = outgoing_target(c); target.ends_with(".__call__"))
+        // Its forward(), not a class's own __call__ (GradCAM's).
+        if (const ModuleSummary* holder =
+                project->step_function(src.path(), target.substr(0, target.size() - 9) + ".forward")) {
+          marker[i] = true;
+          step_siblings.emplace_back(holder, c.node);
+          continue;
+        }
     // `retry_call(model.train, tries=3)`: a step method of another file handed to a call that runs
     // it (lightweight-gan's cli.py, held-out round 12).
     const std::string referenced = loop ? referenced_target(c) : std::string();
