@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 11";
+constexpr std::string_view kFactsVersion = "project-facts 12";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -112,6 +112,11 @@ void FileProjectContext::load_facts(const std::string& root) {
       graph->imports[std::move(file)] = read_strings(in);
     }
     for (auto& f : read_strings(in)) graph->has_step_text.insert(std::move(f));
+    const uint64_t methods = in.n();
+    for (uint64_t i = 0; in.ok && i < methods; ++i) {
+      std::string name = in.str();
+      graph->step_method_files[std::move(name)] = read_strings(in);
+    }
   }
   std::optional<Linked> linked;
   if (in.n() != 0) {
@@ -161,6 +166,8 @@ void FileProjectContext::save_facts() {
       o.n(g->second.imports.size());
       for (const auto& [file, targets] : g->second.imports) o.str(file), write_strings(o, targets);
       write_strings(o, std::vector<std::string>(g->second.has_step_text.begin(), g->second.has_step_text.end()));
+      o.n(g->second.step_method_files.size());
+      for (const auto& [name, files] : g->second.step_method_files) o.str(name), write_strings(o, files);
     }
     const auto l = linked_roots_.find(root);
     const bool linked = l != linked_roots_.end() && l->second.started;

@@ -90,6 +90,8 @@ class FileProjectContext final : public ProjectContext {
   bool returns_tensor(const std::string& from_file, const std::string& function) override;
   bool loader_subclass(const std::string& from_file, const std::string& cls) override;
   bool function_syncs(const std::string& from_file, const std::string& target) override;
+  std::vector<std::pair<const ModuleSummary*, std::string>> step_methods_named(const std::string& from_file,
+                                                                              std::string_view method) override;
   std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file, std::string_view cls,
                                                                     std::string_view method,
                                                                     bool* base_unreached) override;
@@ -139,6 +141,10 @@ class FileProjectContext final : public ProjectContext {
     std::map<std::string, std::vector<std::string>> imports;    // file -> project files it imports
     std::set<std::string> has_step_text;  // seeds: files naming .backward( and .step( that import project
                                           // files, and files that import such a file
+    // Method names that a file with a training step defines (an indented `def name(`, named for
+    // training: step, train, learn, update, optimi, fit) -> every file outside tests that defines a
+    // method so named (step_methods_named); the files that call one (`.name(`) are seeds.
+    std::map<std::string, std::vector<std::string>> step_method_files;
     // file -> project files that import it: `imports` reversed, built on first use (fingerprint).
     mutable std::optional<std::map<std::string, std::vector<std::string>>> importers;
   };
@@ -151,6 +157,9 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
+  // step_methods_named, memoised per root and name; at most this many definitions (and files) count.
+  static constexpr size_t kMaxStepMethodFiles = 8;
+  std::map<std::string, std::vector<std::pair<const ModuleSummary*, std::string>>> step_methods_;
   std::map<std::string, std::optional<std::vector<std::optional<OptionDefault>>>> argument_values_;  // argument_values
   std::map<std::string, std::vector<CallArguments>> call_arguments_;  // importer + function -> its calls
   // `from solver import Solver` that no directory from the importer up to the root resolves: the

@@ -105,6 +105,11 @@ bool FileProjectContext::file_exists(const std::string& path) {
   return yes;
 }
 
+namespace {
+std::vector<std::string_view> training_method_defs(std::string_view text);
+bool calls_method_named(std::string_view text, const std::map<std::string, std::vector<std::string>>& names);
+}  // namespace
+
 const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::string& root) {
   if (store_) load_facts(root);
   if (auto it = graphs_.find(root); it != graphs_.end()) return it->second;
@@ -116,6 +121,8 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
     // Hashed: the paths share long prefixes, which an ordered set compares again at every level.
     const std::unordered_set<std::string> known(files.begin(), files.end());
     std::set<std::string> not_tests;  // of `files`
+    std::map<std::string, std::vector<std::string>> method_defs;  // training_method_defs -> files
+    std::set<std::string> step_defined;  // of those, the names a file with a training step defines
     // Paths are normal already (the walk's), so a module's file is a string concatenation away:
     // no fs::path arithmetic per import.
     auto module_file = [&](const std::string& base, std::string_view dotted) -> std::string {
@@ -152,6 +159,12 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
           !test)
         g.has_step_text.insert(f);
       if (!test) not_tests.insert(f);
+      if (!test)
+        for (std::string_view name : training_method_defs(text)) {
+          std::vector<std::string>& where = method_defs[std::string(name)];
+          if (where.empty() || where.back() != f) where.push_back(f);
+          if (g.has_step_text.count(f)) step_defined.insert(std::string(name));
+        }
       const std::string dir = f.substr(0, f.rfind('/'));
       std::set<std::string> targets;
       for (const ImportStatement& s : import_statements(text)) {
@@ -221,6 +234,17 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
       if (not_tests.count(f))
         for (const std::string& m : imported)
           if (g.has_step_text.count(m) && not_tests.count(m)) seeds.insert(m);
+    // A file that calls a step method of the project by name (`model.train_a_batch(x, y)` on a
+    // parameter; step_methods_named): a seed too.
+    // (Not a name defined in more files than step_methods_named looks at.)
+    for (const std::string& name : step_defined)
+      if (method_defs[name].size() <= kMaxStepMethodFiles) g.step_method_files[name] = std::move(method_defs[name]);
+    if (!g.step_method_files.empty())
+      for (const std::string& f : not_tests) {
+        if (seeds.count(f)) continue;
+        const FileRead read = read_whole_file(f, max_file_bytes_);
+        if (read.status == FileRead::Status::Ok && calls_method_named(read.bytes, g.step_method_files)) seeds.insert(f);
+      }
     g.has_step_text = std::move(seeds);
   }
   if (store_) mark_computed(root);
@@ -229,6 +253,41 @@ const FileProjectContext::ImportGraph& FileProjectContext::graph_for(const std::
 
 namespace {
 bool defines(std::string_view text, std::string_view name);
+}  // namespace
+
+namespace {
+
+// The methods `text` defines (an indented `def name(`) whose names say they train: step, train,
+// learn, update, optimi(ze), fit. Text level (a def in a docstring counts: the index only narrows
+// which files step_methods_named parses).
+std::vector<std::string_view> training_method_defs(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t at = text.find("def "); at != std::string_view::npos; at = text.find("def ", at + 4)) {
+    size_t line = at;
+    while (line > 0 && (text[line - 1] == ' ' || text[line - 1] == '\t')) --line;
+    if (line == at || (line > 0 && text[line - 1] != '\n')) continue;  // not indented, or not first on its line
+    size_t from = at + 4, to = from;
+    while (to < text.size() && (std::isalnum(static_cast<unsigned char>(text[to])) || text[to] == '_')) ++to;
+    if (to == from || to >= text.size() || text[to] != '(') continue;
+    if (const std::string_view name = text.substr(from, to - from); distinctive_step_method(name)) out.push_back(name);
+  }
+  return out;
+}
+
+// Whether `text` calls a method named in `names` (`.name(`, in code: not a comment or a string).
+bool calls_method_named(std::string_view text, const std::map<std::string, std::vector<std::string>>& names) {
+  for (size_t dot = text.find('.'); dot != std::string_view::npos; dot = text.find('.', dot + 1)) {
+    size_t to = dot + 1;
+    while (to < text.size() && (std::isalnum(static_cast<unsigned char>(text[to])) || text[to] == '_')) ++to;
+    if (to == dot + 1 || to >= text.size() || text[to] != '(') continue;
+    const std::string_view name = text.substr(dot + 1, to - dot - 1);
+    if (names.find(std::string(name)) != names.end() &&
+        project_text::mentions_in_code(text, text.substr(dot, to + 1 - dot)))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::pair<std::string, std::string>> FileProjectContext::resolve_target(const std::string& root,
@@ -848,6 +907,35 @@ const ModuleSummary* FileProjectContext::step_function(const std::string& from_f
     if (fn.ends_with(".__call__") && f.qualified == fn.substr(0, fn.size() - 9) + ".forward") return s;
   }
   return nullptr;
+}
+
+std::vector<std::pair<const ModuleSummary*, std::string>> FileProjectContext::step_methods_named(
+    const std::string& from_file, std::string_view method) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  const ImportGraph& g = graph_for(root_for(self));
+  const auto defs = g.step_method_files.find(std::string(method));
+  if (defs == g.step_method_files.end()) return {};
+  const std::string key = g.root + '\0' + std::string(method);
+  if (auto known = step_methods_.find(key); known != step_methods_.end()) return known->second;
+  std::vector<std::pair<const ModuleSummary*, std::string>>& out = step_methods_[key];
+  // A handful of classes at most (a family of models or learners): a name defined all over a large
+  // project is not distinctive.
+  size_t definitions = 0;
+  for (const std::string& file : defs->second) {
+    const ModuleSummary* s = parsed_summary_of(file);
+    if (!s) return out = {};
+    for (const FunctionSummary& f : s->functions) {
+      if (f.name != method || f.qualified == f.name) continue;  // a method, not a function
+      if (++definitions > kMaxStepMethodFiles) return out = {};
+      // A method that hands the batch to another instance's method of the same name (a
+      // classifier per context) does no other work: neither a step nor a reason to doubt one.
+      if (f.step_fn) out.emplace_back(s, f.qualified);
+      else if (!f.trivial && !f.delegates) return out = {};
+    }
+  }
+  return out;
 }
 
 bool FileProjectContext::holds_step_loop(const std::string& from_file, const std::string& target) {

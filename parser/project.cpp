@@ -26,6 +26,15 @@ bool ModuleSummary::defines_any(const std::vector<std::string>& names) const {
   return false;
 }
 
+bool distinctive_step_method(std::string_view name) {
+  static constexpr std::string_view kShared[] = {"step", "update", "train", "fit", "forward", "backward",
+                                                 "zero_grad", "eval", "run", "optimize"};
+  if (std::find(std::begin(kShared), std::end(kShared), name) != std::end(kShared)) return false;
+  for (std::string_view w : {"step", "train", "learn", "update", "optimi", "fit"})
+    if (icontains(name, w)) return true;
+  return false;
+}
+
 ModuleSummary summarize_module(const std::string& path, const std::string& text, ProjectContext* project,
                                bool with_calls) {
   ModuleSummary m;

@@ -62,6 +62,12 @@ struct FunctionSummary {
   // gives a value computed on the host (Model::host_derived): `return loss_val, acc_val` computed
   // from `.to("cpu")` copies. Only for functions that copy something to the host.
   std::vector<int> returned_host;
+  // Its body does nothing: `pass`, `...`, a docstring, `raise NotImplementedError` (an abstract
+  // method that every subclass overrides).
+  bool trivial = false;
+  // It calls a method of its own name on another object (`getattr(self, 'context1').train_a_batch(x,
+  // y)`): it hands the work to the instance that does it.
+  bool delegates = false;
   uint32_t line = 0;                 // of the def
 };
 
@@ -477,6 +483,19 @@ class ProjectContext {
     *base_unreached = false;
     return {};
   }
+  // The project's methods named `method` when each one that does something is a step method (does
+  // the backward and the optimizer step itself): the summary of each such step method's module and
+  // its "Class.method"; empty when any other does something else, or there is none. For
+  // `model.train_a_batch(x, y)` and `model.optimize_parameters()` in a loop, on a receiver the file
+  // cannot type (a parameter, a model built by a factory that picks its class by name): a
+  // distinctive method name that the project defines only as steps is the step (continual-learning,
+  // the pix2pix/CycleGAN family).
+  virtual std::vector<std::pair<const ModuleSummary*, std::string>> step_methods_named(const std::string& from_file,
+                                                                                      std::string_view method) {
+    (void)from_file;
+    (void)method;
+    return {};
+  }
   // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
   // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file, std::string_view text) {
@@ -485,6 +504,11 @@ class ProjectContext {
     return {};
   }
 };
+
+// A method name that says it trains (step, train, learn, update, optimi(ze), fit in it) and that
+// library objects do not share (`step`, `update`, `train`, `fit`, `forward`, ...): the names
+// ProjectContext::step_methods_named answers for.
+bool distinctive_step_method(std::string_view name);
 
 // Builds the summary of one source text (used by ProjectContext; exposed for tests). With a project,
 // the module's own step entries count: calls out of a function that another file's step runs are

@@ -1104,4 +1104,23 @@ TEST(CrossFile, FilesGitIgnoresAreNotPartOfTheProject) {
   EXPECT_EQ(findings_of(path, "PFL401"), 1);
 }
 
+TEST(CrossFile, AStepMethodCalledByNameOnAnUntypedModelMakesTheLoopTheStepLoop) {
+  // tests/fixtures/crossfile_step_method_by_name/ (the pix2pix/CycleGAN family, KAIR,
+  // continual-learning; held-out rounds 15, 19, 29, 36): `model = create_model(opt)` picks its class
+  // through importlib, and every project class that defines optimize_parameters does the step there,
+  // so `model.optimize_parameters()` in the loop is the step: its `.item()` and set_input's blocking
+  // copy run every step. Traps: a name the project also defines for other work (fit_batch), the
+  // method called outside any loop, an evaluation loop on the same model, `pbar.update(1)` next to a
+  // project step method named update, and an ensemble's optimize_parameters that hands on the batch.
+  check_project(kDir.parent_path() / "crossfile_step_method_by_name", 6);
+}
+
+TEST(CrossFile, ANameImportedInSeveralBranchesIsEachBranchsOwn) {
+  // tests/fixtures/crossfile_branch_imports/ (KAIR's define_G, held-out round 19): `net` is imported
+  // from another module in each branch, so the network define_G returns depends on a run-time value
+  // and the step's `model(x)` follows no forward(). Taking the last branch's import for every
+  // branch followed CachedNet's forward, whose host copy is a false PFL202.
+  check_project(kDir.parent_path() / "crossfile_branch_imports", 4);
+}
+
 }  // namespace perflint

@@ -180,7 +180,12 @@ std::string Model::Impl::built_class(TSNode value, TSNode fn, int depth) const {
   if (is(v, "call")) {
     const TSNode made = constructed_class(v);
     if (is(made, "identifier") && class_nodes.count(std::string(t(made)))) return "." + std::string(t(made));
-    const std::string q = qualname_of(made);
+    // The call's own name where the walk resolved it (an import in the call's branch:
+    // choose_conditional_imports), else the name as the file's imports give it.
+    const size_t ci = find_call(v);
+    const std::string q = ci != SIZE_MAX && ts::same(calls[ci].function, made) && !calls[ci].qualname.empty()
+                              ? calls[ci].qualname
+                              : qualname_of(made);
     return project_qualname(q) ? q : std::string();
   }
   if (!is(v, "identifier") || depth > 3) return {};

@@ -402,6 +402,29 @@ TSNode Model::Impl::loop_source(const Loop& l, bool* enumerated) const {
   return ts::same(wrapped, a.value) ? base : wrapped;
 }
 
+namespace {
+
+// A def whose body does nothing: `pass`, `...`, docstrings, `raise NotImplementedError(...)`.
+bool does_nothing(TSNode def, std::string_view text) {
+  for (TSNode st : ts::named_children(field(def, "body"))) {
+    const std::string_view k = ts::kind(st);
+    if (k == "pass_statement" || k == "comment") continue;
+    if (k == "expression_statement" && ts_node_named_child_count(st) == 1) {
+      const std::string_view e = ts::kind(ts_node_named_child(st, 0));
+      if (e == "string" || e == "ellipsis" || e == "concatenated_string") continue;
+    }
+    if (k == "raise_statement") {
+      const TSNode what = ts_node_named_child(st, 0);
+      const TSNode callee = is(what, "call") ? field(what, "function") : what;
+      if (is(callee, "identifier") && ts::text(callee, text).starts_with("NotImplemented")) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<FunctionSummary> Model::function_summaries() const {
   std::vector<FunctionSummary> out;
   // Per class: the attributes (`self.train_data`) a step loop of one of its methods iterates, directly
@@ -428,11 +451,14 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     if (!null(cls)) s.qualified = std::string(impl_->t(field(cls, "name"))) + "." + s.name;
     s.params = f.params;
     s.step_fn = f.step_fn;
+    s.trivial = does_nothing(f.node, impl_->text);
     if (s.name == "__init__" && !null(cls)) s.forwards_to_dataloader = impl_->forwards_to_dataloader(cls);
     s.copied_params = impl_->copied_params(fi);
     s.syncs = impl_->function_syncs(fi, 0);
     for (size_t ci : impl_->calls_in(fi)) {
-      const std::string& q = impl_->calls[ci].qualname;
+      const CallInfo& c = impl_->calls[ci];
+      s.delegates = s.delegates || (c.method == s.name && !(is(c.receiver, "identifier") && impl_->t(c.receiver) == "self"));
+      const std::string& q = c.qualname;
       if (Impl::project_qualname(q) &&
           std::find(s.calls_out.begin(), s.calls_out.end(), q) == s.calls_out.end())
         s.calls_out.push_back(q);

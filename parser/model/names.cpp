@@ -174,11 +174,39 @@ void Model::Impl::choose_conditional_imports() {
     aliases[local] = chosen->qualified;
     changed.push_back(local);
   }
-  if (changed.empty()) return;
-  for (auto& c : calls) {
+  if (!changed.empty())
+    for (auto& c : calls) {
+      const std::string_view callee = t(c.function);
+      if (std::find(changed.begin(), changed.end(), callee.substr(0, callee.find_first_of(".([ "))) != changed.end())
+        c.qualname = qualname_of(c.function);
+    }
+  // A call in the branch of one of the imports calls that import's name (`elif net_type == 'rvrt':
+  // from models.network_rvrt import RVRT as net; netG = net(...)` in KAIR's define_G, one branch per
+  // network): not the import the defaults choose, nor the last one.
+  const auto innermost_condition = [](const Context& ctx) -> const Frame* {
+    for (size_t k = ctx.frames.size(); k-- > 0;)
+      if (ctx.frames[k].kind == Frame::Kind::Condition) return &ctx.frames[k];
+    return nullptr;
+  };
+  for (size_t ci = 0; ci < calls.size(); ++ci) {
+    CallInfo& c = calls[ci];
     const std::string_view callee = t(c.function);
-    if (std::find(changed.begin(), changed.end(), callee.substr(0, callee.find_first_of(".([ "))) != changed.end())
-      c.qualname = qualname_of(c.function);
+    const std::string_view base = callee.substr(0, callee.find_first_of(".([ "));
+    const ConditionalAlias* own = nullptr;
+    size_t namesakes = 0;
+    for (const ConditionalAlias& a : conditional_aliases) {
+      if (a.local != base) continue;
+      ++namesakes;
+      const Frame* branch = innermost_condition(a.ctx);
+      if (branch && std::any_of(call_ctx[ci].frames.begin(), call_ctx[ci].frames.end(),
+                                [&](const Frame& f) { return same_frame(f, *branch); }))
+        own = &a;
+    }
+    if (!own || namesakes < 2 || aliases[base] == own->qualified) continue;
+    const std::string kept = aliases[base];
+    aliases[base] = own->qualified;
+    c.qualname = qualname_of(c.function);
+    aliases[base] = kept;
   }
 }
 

@@ -1,6 +1,7 @@
 // Semantic model of one Python file, part: Step detection: the same-file call graph, step functions, step loops, batch names.
 #include "parser/model/impl.hpp"
 
+#include <map>
 #include <cctype>
 #include <unordered_set>
 
@@ -359,6 +360,8 @@ void Model::Impl::find_steps() {
   for (size_t i = 0; i < calls.size(); ++i)
     if (!null(call_ctx[i].function)) call_fn[i] = function_index(call_ctx[i].function);
   std::vector<bool> marker(calls.size());
+  // (function start, receiver) -> the classes a step method called on the receiver by name runs in.
+  std::map<std::pair<uint32_t, std::string_view>, std::vector<std::pair<const ModuleSummary*, std::string>>> typed_by_step;
   for (size_t i = 0; i < calls.size(); ++i) {
     marker[i] = is_marker(calls[i]);
     // A call into another file of the project that does the backward and the optimizer step
@@ -438,7 +441,8 @@ void Model::Impl::find_steps() {
     // it (lightweight-gan's cli.py, held-out round 12).
     const std::string referenced = loop ? referenced_target(c) : std::string();
     if (!candidate && referenced.empty()) continue;
-    for (const std::string& target : {candidate ? outgoing_target(c) : std::string(), referenced}) {
+    const std::string own = candidate ? outgoing_target(c) : std::string();
+    for (const std::string& target : {own, referenced}) {
       if (target.empty()) continue;
       if (const ModuleSummary* holder = project->step_function(src.path(), target)) {
         marker[i] = true;
@@ -446,7 +450,50 @@ void Model::Impl::find_steps() {
         break;
       }
     }
+    // In a loop, a method named for training on a receiver this file cannot type (`loss_dict =
+    // model.train_a_batch(x, y)` on a parameter: continual-learning, held-out round 36;
+    // `model.optimize_parameters()` on what `create_model(opt)` picks by name: the pix2pix/CycleGAN
+    // family) runs the step when the project defines the method only as steps. Not names that
+    // library objects share (`pbar.update(1)`, `model.train()`, `env.step(a)`, `clf.fit(X)`).
+    if (!marker[i] && candidate && loop && is(c.function, "attribute") && c.qualname.empty() &&
+        is(c.receiver, "identifier") && t(c.receiver) != "self" && distinctive_step_method(c.method) &&
+        // Not a method of the same name handing the batch on (`for m in self.members:
+        // m.optimize_parameters()` in an ensemble's optimize_parameters): its caller's loop is the step.
+        (null(call_ctx[i].function) || t(field(call_ctx[i].function, "name")) != c.method) &&
+        (own.empty() || !project->project_function(src.path(), own, nullptr))) {
+      auto methods = project->step_methods_named(src.path(), c.method);
+      if (!methods.empty()) {
+        marker[i] = true;
+        step_siblings.emplace_back(methods.front().first, c.node);
+        calls_with_foreign_overrides.insert(i);
+        auto& classes = typed_by_step[{null(call_ctx[i].function) ? 0 : ts_node_start_byte(call_ctx[i].function), t(c.receiver)}];
+        for (auto& [holder, qualified] : methods) {
+          classes.emplace_back(holder, qualified.substr(0, qualified.rfind('.')));
+          foreign_overrides[i].emplace_back(holder->path, std::move(qualified));
+        }
+      }
+    }
   }
+  // The receiver's other methods called in the loop run in the same classes (`model.set_input(data)`
+  // before `model.optimize_parameters()`): followed there when the class defines them.
+  if (!typed_by_step.empty())
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const CallInfo& c = calls[i];
+      if (marker[i] || !is(c.function, "attribute") || !is(c.receiver, "identifier") || !innermost_loop(call_ctx[i]))
+        continue;
+      const auto typed =
+          typed_by_step.find({null(call_ctx[i].function) ? 0 : ts_node_start_byte(call_ctx[i].function), t(c.receiver)});
+      if (typed == typed_by_step.end()) continue;
+      for (const auto& [holder, cls] : typed->second) {
+        const std::string qualified = cls + "." + std::string(c.method);
+        for (const FunctionSummary& f : holder->functions)
+          if (f.qualified == qualified) {
+            foreign_overrides[i].emplace_back(holder->path, qualified);
+            calls_with_foreign_overrides.insert(i);
+            break;
+          }
+      }
+    }
   // `for optimizer in optimizers: optimizer.step()` (CSAIL's segmentation trainer): a loop over the
   // optimizers of one step, not over steps; the loop around it is the step loop.
   // So is `for classifier, optimizer in zip(classifiers, optimizers):` (iBOT's linear evaluation of
