@@ -1123,4 +1123,12 @@ TEST(CrossFile, ANameImportedInSeveralBranchesIsEachBranchsOwn) {
   check_project(kDir.parent_path() / "crossfile_branch_imports", 4);
 }
 
+TEST(CrossFile, ALoaderHandedOnToTheFunctionWhoseLoopStepsFeedsTheStep) {
+  // tests/fixtures/crossfile_loader_handed_on/ (CLUENER2020, held-out round 34): run.py hands its
+  // train loader to trainer.train, which hands it on to epoch_train's step loop every epoch, so the
+  // loader (no num_workers) feeds the step. Traps: the dev loader, handed through evaluate to a loop
+  // without a step, and a loader handed through count_batches to a function that only counts.
+  check_project(kDir.parent_path() / "crossfile_loader_handed_on", 2);
+}
+
 }  // namespace perflint

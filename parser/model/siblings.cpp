@@ -125,7 +125,8 @@ void Model::Impl::link_loader_consumers() {
       f = project->project_function(src.path(), target, &module);
       // A function's parameters are all passed; an instance's method is not passed `self`.
       shift = f && c.qualname.empty() && !f->params.empty() && f->params.front() == "self" ? 1 : 0;
-      if (f && (!f->has_step_loop || (c.qualname.empty() && shift == 0))) f = nullptr;
+      // (Or hands it on to one that does: iterated_params.)
+      if (f && ((!f->has_step_loop && f->iterated_params.empty()) || (c.qualname.empty() && shift == 0))) f = nullptr;
     }
     if (!f || !module) continue;
     // (parameter index, the loader expression the call hands it): the argument itself, or the value
