@@ -157,6 +157,8 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
+  // The module whose CUDA use a step method that `file` calls by name takes, or null. Caller holds mu_.
+  const ModuleSummary* step_method_cuda(const ImportGraph& g, const std::string& file);
   // step_methods_named, memoised per root and name; at most this many definitions (and files) count.
   static constexpr size_t kMaxStepMethodFiles = 8;
   std::map<std::string, std::vector<std::pair<const ModuleSummary*, std::string>>> step_methods_;

@@ -1332,13 +1332,30 @@ std::optional<OptionDefault> FileProjectContext::caller_option_default(const std
   return found;
 }
 
+const ModuleSummary* FileProjectContext::step_method_cuda(const ImportGraph& g, const std::string& file) {
+  // The step methods the file calls by name (step_methods_named: the model class a factory picks by
+  // name) run on the device their module, or a module it imports (the base class), picks.
+  if (g.step_method_files.empty()) return nullptr;
+  const std::string& text = text_of(file);
+  for (const auto& [name, files] : g.step_method_files) {
+    if (!project_text::mentions_in_code(text, "." + name + "(")) continue;
+    for (const auto& [holder, qualified] : step_methods_named(file, name)) {
+      if (holder->uses_cuda) return holder;
+      if (const auto imp = g.imports.find(holder->path); imp != g.imports.end())
+        for (const std::string& f : imp->second)
+          if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
+    }
+  }
+  return nullptr;
+}
+
 const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
   std::lock_guard<std::recursive_mutex> lock(mu_);
   const ImportGraph& g = graph_for(root_for(self));
   const auto imp = g.imports.find(self.string());
-  if (imp == g.imports.end()) return nullptr;
+  if (imp == g.imports.end()) return step_method_cuda(g, self.string());
   for (const std::string& f : imp->second)
     if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
   // Through a package's __init__.py: `from base import BaseTrainer` (yassouali's pytorch-segmentation,
@@ -1358,7 +1375,7 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
     for (const std::string& m : inside->second)
       if (const ModuleSummary* s = summary_of(m); s && s->uses_cuda && s->defines_any(from->names)) return s;
   }
-  return nullptr;
+  return step_method_cuda(g, self.string());
 }
 
 }  // namespace perflint

@@ -307,9 +307,15 @@ bool Model::default_device_from_step() const {
   return std::any_of(impl_->external.begin(), impl_->external.end(), [](const StepEntry& e) { return e.default_device; });
 }
 
-const ModuleSummary* Model::cuda_importer() const { return impl_->importer ? impl_->importer : impl_->cuda_imported; }
+const ModuleSummary* Model::cuda_importer() const {
+  if (impl_->importer) return impl_->importer;
+  return impl_->cuda_imported ? impl_->cuda_imported : impl_->cuda_by_step;
+}
 
-const ModuleSummary* Model::cuda_imported() const { return impl_->importer ? nullptr : impl_->cuda_imported; }
+const ModuleSummary* Model::cuda_imported() const {
+  if (impl_->importer) return nullptr;
+  return impl_->cuda_imported ? impl_->cuda_imported : impl_->cuda_by_step;
+}
 
 bool Model::called_only_conditionally_elsewhere(std::string_view name) const {
   return impl_->project && impl_->project->called_only_conditionally_elsewhere(impl_->src.path(), name);
@@ -338,6 +344,9 @@ std::string Model::cuda_where() const {
   if (impl_->cuda_imported)
     return "in " + other(impl_->cuda_imported->path) + " (its line " + std::to_string(impl_->cuda_imported->cuda_line) +
            "), which this file imports";
+  if (impl_->cuda_by_step)
+    return "in " + other(impl_->cuda_by_step->path) + " (its line " + std::to_string(impl_->cuda_by_step->cuda_line) +
+           "), for the model whose step method the training loop calls";
   if (const std::string path = cuda_step_path(); !path.empty())
     return "in the CUDA training step that runs this file's code (" + path + ")";
   return {};

@@ -220,6 +220,10 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   if (project && null(cuda_node) && !step_loop_nodes.empty()) {
     importer = project->cuda_importer(src.path());
     if (!importer) cuda_imported = project->cuda_imported(src.path());
+    for (const ModuleSummary* holder : step_method_holders) {
+      if (importer || cuda_imported || cuda_by_step) break;
+      cuda_by_step = holder->uses_cuda ? holder : project->cuda_imported(holder->path);
+    }
   } else if (project && null(cuda_node) && !external.empty() &&
              std::none_of(external.begin(), external.end(), [](const auto& e) { return e.cuda; })) {
     cuda_imported = project->cuda_imported(src.path());
