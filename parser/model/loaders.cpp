@@ -688,6 +688,13 @@ void Model::Impl::collect_loaders() {
     if (step_fed) break;
     if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
     if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
+    // Nor one built in an evaluation function (crnn.pytorch's `def val(net, dataset, ...)`, which
+    // builds its loader and reads it with `val_iter.next()`; held-out round 38), unless it trains too
+    // (continual-learning's `train_and_evaluate`).
+    if (d.call)
+      if (const TSNode fn = function_containing(d.call->node);
+          !null(fn) && evaluation_name(t(field(fn, "name"))) && !icontains(t(field(fn, "name")), "train"))
+        continue;
     if (unreferenced_factory(d)) continue;
     if (handed_elsewhere(d)) continue;
     d.assumed_step = true;
