@@ -661,23 +661,12 @@ bool FileProjectContext::run_mentions(const std::string& file, std::string_view 
   const ImportGraph& g = graph_for(root_for(fs::path(self)));
   if (!g.usable) return true;  // not known
   // The project modules it imports, two levels down.
-  std::set<std::string> seen{self};
-  std::vector<std::string> level{self};
-  for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
-    std::vector<std::string> next;
-    for (const std::string& f : level)
-      if (const auto imp = g.imports.find(f); imp != g.imports.end())
-        for (const std::string& m : imp->second)
-          if (seen.insert(m).second) {
-            if (names_word(text_of(m), word)) return true;
-            next.push_back(m);
-          }
-    level = std::move(next);
-  }
+  for (const std::string& m : reached_modules(g, self, 2))
+    if (names_word(text_of(m), word)) return true;
   // The files that import it, and theirs (`train.py` imports the package whose __init__.py imports
   // models/ssl.py), with the modules each of them imports.
   std::set<std::string> up_seen{self};
-  level = {self};
+  std::vector<std::string> level{self};
   for (int depth = 0; depth < 2 && !level.empty(); ++depth) {
     std::vector<std::string> next;
     for (const std::string& f : level)

@@ -92,6 +92,7 @@ class FileProjectContext final : public ProjectContext {
   bool function_syncs(const std::string& from_file, const std::string& target) override;
   std::vector<std::pair<const ModuleSummary*, std::string>> step_methods_named(const std::string& from_file,
                                                                               std::string_view method) override;
+  const ModuleSummary* step_method_cuda(const std::string& file) override;
   std::vector<std::pair<std::string, std::string>> method_overrides(const std::string& file, std::string_view cls,
                                                                     std::string_view method,
                                                                     bool* base_unreached) override;
@@ -157,8 +158,10 @@ class FileProjectContext final : public ProjectContext {
   const FunctionSummary* parsed_function(const std::string& root, const std::string& file, const std::string& target,
                                          std::string* module = nullptr, std::string_view needle = {});
   std::map<std::string, ImportGraph> graphs_;
-  // The module whose CUDA use a step method that `file` calls by name takes, or null. Caller holds mu_.
-  const ModuleSummary* step_method_cuda(const ImportGraph& g, const std::string& file);
+  // The project modules `file` imports, `levels` deep (breadth first, each once, `file` itself not
+  // included); `*truncated` says whether modules were left below the last level. Caller holds mu_.
+  static std::vector<std::string> reached_modules(const ImportGraph& g, const std::string& file, int levels,
+                                                   bool* truncated = nullptr);
   // step_methods_named, memoised per root and name; at most this many definitions (and files) count.
   static constexpr size_t kMaxStepMethodFiles = 8;
   std::map<std::string, std::vector<std::pair<const ModuleSummary*, std::string>>> step_methods_;

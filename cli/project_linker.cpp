@@ -1215,21 +1215,14 @@ std::optional<OptionDefault> FileProjectContext::declared_option_default(const s
   // which reaches the training step: it counts.)
   if (const auto set = index.assigned.find(std::string(dest)); set != index.assigned.end()) {
     const ImportGraph& g = graph_for(root);
+    const auto trains = [&](const std::string& m) {
+      return g.has_step_text.count(m) > 0 || text_of(m).find(".backward(") != std::string::npos;
+    };
     for (const std::string& f : set->second) {
-      if (f == self.string() || !g.usable || !importers_of(g, f).empty()) return std::nullopt;
-      std::set<std::string> seen{f};
-      std::vector<std::string> level{f};
-      for (int depth = 0; depth <= 4 && !level.empty(); ++depth) {
-        std::vector<std::string> next;
-        for (const std::string& m : level) {
-          if (g.has_step_text.count(m) || text_of(m).find(".backward(") != std::string::npos) return std::nullopt;
-          if (const auto imp = g.imports.find(m); imp != g.imports.end())
-            for (const std::string& x : imp->second)
-              if (seen.insert(x).second) next.push_back(x);
-        }
-        level = std::move(next);
-      }
-      if (!level.empty()) return std::nullopt;  // deeper than looked: not known
+      if (f == self.string() || !g.usable || !importers_of(g, f).empty() || trains(f)) return std::nullopt;
+      bool truncated = false;
+      const std::vector<std::string> reached = reached_modules(g, f, 4, &truncated);
+      if (truncated || std::any_of(reached.begin(), reached.end(), trains)) return std::nullopt;  // deeper: not known
     }
   }
   std::string flag = std::string(dest);
@@ -1357,19 +1350,40 @@ std::optional<OptionDefault> FileProjectContext::caller_option_default(const std
   return found;
 }
 
-const ModuleSummary* FileProjectContext::step_method_cuda(const ImportGraph& g, const std::string& file) {
-  // The step methods the file calls by name (step_methods_named: the model class a factory picks by
-  // name) run on the device their module, or a module it imports (the base class), picks.
+std::vector<std::string> FileProjectContext::reached_modules(const ImportGraph& g, const std::string& file, int levels,
+                                                              bool* truncated) {
+  std::vector<std::string> out;
+  std::set<std::string> seen{file};
+  std::vector<std::string> level{file};
+  for (int depth = 0; depth < levels && !level.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const std::string& m : level)
+      if (const auto imp = g.imports.find(m); imp != g.imports.end())
+        for (const std::string& x : imp->second)
+          if (seen.insert(x).second) next.push_back(x);
+    out.insert(out.end(), next.begin(), next.end());
+    level = std::move(next);
+  }
+  if (truncated)
+    *truncated = std::any_of(level.begin(), level.end(), [&](const std::string& m) {
+      const auto imp = g.imports.find(m);
+      return imp != g.imports.end() &&
+             std::any_of(imp->second.begin(), imp->second.end(), [&](const std::string& x) { return !seen.count(x); });
+    });
+  return out;
+}
+
+const ModuleSummary* FileProjectContext::step_method_cuda(const std::string& file) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const ImportGraph& g = graph_for(root_for(self));
   if (g.step_method_files.empty()) return nullptr;
-  const std::string& text = text_of(file);
+  const std::string& text = text_of(self.string());
   for (const auto& [name, files] : g.step_method_files) {
     if (!project_text::mentions_in_code(text, "." + name + "(")) continue;
-    for (const auto& [holder, qualified] : step_methods_named(file, name)) {
-      if (holder->uses_cuda) return holder;
-      if (const auto imp = g.imports.find(holder->path); imp != g.imports.end())
-        for (const std::string& f : imp->second)
-          if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
-    }
+    for (const auto& [holder, qualified] : step_methods_named(self.string(), name))
+      if (const ModuleSummary* s = holder->uses_cuda ? holder : cuda_imported(holder->path)) return s;
   }
   return nullptr;
 }
@@ -1380,7 +1394,7 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
   std::lock_guard<std::recursive_mutex> lock(mu_);
   const ImportGraph& g = graph_for(root_for(self));
   const auto imp = g.imports.find(self.string());
-  if (imp == g.imports.end()) return step_method_cuda(g, self.string());
+  if (imp == g.imports.end()) return nullptr;
   for (const std::string& f : imp->second)
     if (const ModuleSummary* s = summary_of(f); s && s->uses_cuda) return s;
   // Through a package's __init__.py: `from base import BaseTrainer` (yassouali's pytorch-segmentation,
@@ -1400,7 +1414,7 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
     for (const std::string& m : inside->second)
       if (const ModuleSummary* s = summary_of(m); s && s->uses_cuda && s->defines_any(from->names)) return s;
   }
-  return step_method_cuda(g, self.string());
+  return nullptr;
 }
 
 }  // namespace perflint

@@ -496,6 +496,13 @@ class ProjectContext {
     (void)method;
     return {};
   }
+  // The module whose CUDA use a step method that `file` calls by name (step_methods_named) runs on:
+  // the method's module, or a project module that one imports (the base class that picks
+  // `cuda:{gpu_ids[0]}`); null when none.
+  virtual const ModuleSummary* step_method_cuda(const std::string& file) {
+    (void)file;
+    return nullptr;
+  }
   // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
   // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file, std::string_view text) {

@@ -490,10 +490,8 @@ struct Model::Impl {
   ProjectContext* project = nullptr;
   const ModuleSummary* importer = nullptr;  // set when CUDA use comes from an importing sibling
   const ModuleSummary* cuda_imported = nullptr;  // or from a project module this file imports
-  // Or from the module of a step method the step calls by name (step_methods_named), or a module
-  // that one imports (the base class that picks `cuda:{gpu_ids[0]}`); the holders of those methods.
+  // Or from the module of a step method the step calls by name (ProjectContext::step_method_cuda).
   const ModuleSummary* cuda_by_step = nullptr;
-  std::vector<const ModuleSummary*> step_method_holders;
   // Functions of this file that another file's step runs (ProjectContext::step_entries), and per
   // function the entry that reaches it (-1: none).
   // Sibling modules whose function holds the step this file calls, with the call.

@@ -227,10 +227,12 @@ int Model::Impl::loader_behind_next(const Loop& l, TSNode* reiterated, bool* res
 
 void Model::Impl::adopt_importer_cuda(const ModuleSummary* stepper) {
   // The stepping file's CUDA use is this loader's too (pinned memory, copies), or that of the project
-  // module it imports whose step iterates the loader (`TrainLoop(data=...)`).
+  // module it imports whose step iterates the loader (`TrainLoop(data=...)`), or the device of the
+  // model whose step method it calls by name.
   if (!null(cuda_node) || importer || !stepper) return;
   if (stepper->uses_cuda) importer = stepper;
   else if (const ModuleSummary* via = project->cuda_imported(stepper->path)) importer = via;
+  else if (const ModuleSummary* by_name = project->step_method_cuda(stepper->path)) importer = by_name;
 }
 
 bool Model::Impl::link_wrapped_loader(DataLoaderInfo& d, TSNode fn, std::string_view attribute) {

@@ -468,7 +468,6 @@ void Model::Impl::find_steps() {
         calls_with_foreign_overrides.insert(i);
         auto& classes = typed_by_step[{null(call_ctx[i].function) ? 0 : ts_node_start_byte(call_ctx[i].function), t(c.receiver)}];
         for (auto& [holder, qualified] : methods) {
-          step_method_holders.push_back(holder);
           classes.emplace_back(holder, qualified.substr(0, qualified.rfind('.')));
           foreign_overrides[i].emplace_back(holder->path, std::move(qualified));
         }

@@ -213,20 +213,20 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   link_external();
   any_step = !external.empty() || std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   // Step code without CUDA use of its own (an engine.py): CUDA may come from the script that
-  // imports it. Only files with a step loop ask, so library code costs nothing. So does a module
+  // imports it, or from the model whose step method it calls by name (the pix2pix family's
+  // `model.optimize_parameters()`). Only files with a step loop ask, so library code costs nothing.
+  // So does a module
   // whose methods another file's CUDA-less step runs (a model class of the pix2pix family, built by a
   // factory that no import names): its device comes from a module it imports (the base class that
   // picks `cuda:{gpu_ids[0]}`).
   if (project && null(cuda_node) && !step_loop_nodes.empty()) {
     importer = project->cuda_importer(src.path());
     if (!importer) cuda_imported = project->cuda_imported(src.path());
-    for (const ModuleSummary* holder : step_method_holders) {
-      if (importer || cuda_imported || cuda_by_step) break;
-      cuda_by_step = holder->uses_cuda ? holder : project->cuda_imported(holder->path);
-    }
+    if (!importer && !cuda_imported) cuda_by_step = project->step_method_cuda(src.path());
   } else if (project && null(cuda_node) && !external.empty() &&
              std::none_of(external.begin(), external.end(), [](const auto& e) { return e.cuda; })) {
     cuda_imported = project->cuda_imported(src.path());
+    if (!cuda_imported) cuda_by_step = project->step_method_cuda(src.path());
   }
   collect_loaders();
 }
