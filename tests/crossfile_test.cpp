@@ -1140,4 +1140,15 @@ TEST(CrossFile, ALoaderHandedOnToTheFunctionWhoseLoopStepsFeedsTheStep) {
   check_project(kDir.parent_path() / "crossfile_loader_handed_on", 2);
 }
 
+TEST(CrossFile, ANetworkPickedByNameIsTheOneItsDefaultNames) {
+  // tests/fixtures/crossfile_name_lookup/: `models.__dict__[args.arch]` (network-slimming, held-out
+  // round 34), `getattr(models, args.arch)`, a dict registry `ARCHS[args.arch]` and
+  // `importlib.import_module(args.model)` (Pointnet_Pointnet2) pick the class or module their option's
+  // default names: a conv network, so PFL503, on the constructor the defaults run. The VGG spells one
+  // Conv2d (in its layer loop) and one Linear: a conv network. Traps: no default, a default naming an
+  // MLP, a key that is no Python name, a registry with `**` entries, and cuDNN enabled only by a flag
+  // that is off by default (Kaixhin/Rainbow, round 11).
+  check_project(kDir.parent_path() / "crossfile_name_lookup", 10);
+}
+
 }  // namespace perflint

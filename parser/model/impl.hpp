@@ -660,6 +660,15 @@ struct Model::Impl {
   };
   std::vector<ConditionalAlias> conditional_aliases;
   void choose_conditional_imports();
+  // A class or module picked by a name the file knows (a literal or an option's declared default):
+  // `models.__dict__[args.arch]`, `getattr(models, args.arch)`, `MODELS[args.model]` of a dict
+  // literal of imported names, `net = importlib.import_module(args.model)`. Resolved after the
+  // options are known: the lookup (subscript or getattr call) -> the qualified name it picks, which
+  // qualname_of reads as the root of attribute chains (`MODELS[k].Model`); a module imported by name
+  // becomes an alias. The calls through them are resolved again.
+  std::unordered_map<NodeKey, std::string, NodeKeyHash> picked_names;
+  void resolve_name_lookups();
+  std::string picked_name(TSNode lookup) const;
 
   // ---- calls ----------------------------------------------------------------------------------
   // The walk fills the callee, receiver, method and arguments as it passes them.

@@ -1,7 +1,10 @@
 // Semantic model of one Python file, part: Names: import aliases -> qualified names.
 #include "parser/model/impl.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <unordered_set>
 
 namespace perflint {
 
@@ -17,6 +20,23 @@ bool defines_at_top_level(std::string_view text, std::string_view name) {
 }  // namespace
 
 std::string Model::Impl::qualname_of(TSNode n) const {
+  // A name picked by a lookup the file can resolve (resolve_name_lookups), and attributes of it.
+  if (!picked_names.empty()) {
+    TSNode root = n;
+    size_t depth = 0;
+    while (sym(root) == Sym::Attribute) {
+      root = ts_node_child_by_field_id(root, fields().object);
+      ++depth;
+    }
+    if (auto hit = picked_names.find(key(root)); hit != picked_names.end()) {
+      std::vector<std::string_view> parts(depth);  // attribute names, outermost first
+      for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
+        parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
+      std::string out = hit->second;
+      for (auto p : parts) out.append(".").append(p);
+      return out;
+    }
+  }
   // Most expressions are not rooted in an import, and the text shows it: a root identifier is
   // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
   // take the long way.
@@ -215,6 +235,125 @@ bool Model::Impl::imports_module(std::string_view module) const {
     if (m == module || (m.size() > module.size() && m.compare(0, module.size(), module) == 0 && m[module.size()] == '.'))
       return true;
   return false;
+}
+
+namespace {
+
+// A Python name, or with `dotted` a dotted module path (`models.resnet`).
+bool python_name(std::string_view s, bool dotted) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front())) || s.front() == '.' || s.back() == '.') return false;
+  return std::all_of(s.begin(), s.end(), [dotted](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || (dotted && ch == '.');
+  });
+}
+
+}  // namespace
+
+std::string Model::Impl::picked_name(TSNode lookup) const {
+  const TSNode fn = function_containing(lookup);
+  const auto known = [&](TSNode k) -> std::string {
+    if (null(k)) return {};
+    Value v = eval(k, fn, 0);
+    return v.kind == Value::Kind::String ? std::move(v.s) : std::string();
+  };
+  if (is(lookup, "subscript")) {
+    if (ts_node_named_child_count(lookup) != 2) return {};  // one index
+    const TSNode value = field(lookup, "value"), index = field(lookup, "subscript");
+    // `models.__dict__[args.arch]`: the module's attribute of that name.
+    if (is(value, "attribute") && t(field(value, "attribute")) == "__dict__") {
+      const std::string base = qualname_of(field(value, "object"));
+      if (base.empty()) return {};
+      const std::string name = known(index);
+      return python_name(name, false) ? base + "." + name : std::string();
+    }
+    // `MODELS[args.model]` with `MODELS = {"unet": UNet, "vit": vit.ViT}` bound once: the imported
+    // name under that key.
+    if (!is(value, "identifier")) return {};
+    const Bindings& b = bindings();
+    auto it = b.assigns.find(scope_key(fn, t(value)));
+    if (it == b.assigns.end() && !b.opaque.count(scope_key(fn, t(value)))) it = b.assigns.find(scope_key(TSNode{}, t(value)));
+    if (it == b.assigns.end() || it->second.size() != 1) return {};
+    const TSNode dict = all_assigns[it->second.front()].value;
+    if (!is(dict, "dictionary")) return {};
+    const std::string name = known(index);
+    if (name.empty()) return {};
+    for (TSNode pair : ts::named_children(dict)) {
+      if (!is(pair, "pair")) return {};  // `**more`: the keys are not all known
+      const TSNode k = field(pair, "key");
+      if (is(k, "string") && known(k) == name) return qualname_of(field(pair, "value"));
+    }
+    return {};
+  }
+  // `getattr(models, args.arch)`.
+  if (is(lookup, "call") && t(field(lookup, "function")) == "getattr") {
+    const TSNode args = field(lookup, "arguments");
+    if (null(args) || ts_node_named_child_count(args) != 2) return {};
+    const TSNode object = ts_node_named_child(args, 0), attr = ts_node_named_child(args, 1);
+    if (is(object, "keyword_argument") || is(attr, "keyword_argument")) return {};
+    const std::string base = qualname_of(object);
+    if (base.empty()) return {};
+    const std::string name = known(attr);
+    return python_name(name, false) ? base + "." + name : std::string();
+  }
+  return {};
+}
+
+void Model::Impl::resolve_name_lookups() {
+  const bool dunder = text.find("__dict__[") != std::string_view::npos;
+  const bool getattr_call = text.find("getattr(") != std::string_view::npos;
+  const bool import_module = text.find("import_module(") != std::string_view::npos;
+  // Registries are names bound to a dict literal: only subscripts of those are looked at.
+  std::unordered_set<std::string_view> dicts;
+  for (const Assign& a : all_assigns)
+    if (is(a.value, "dictionary") && is(a.target, "identifier")) dicts.insert(t(a.target));
+  if (!dunder && !getattr_call && !import_module && dicts.empty()) return;
+  const auto lookup = [&](TSNode n) {
+    if (is(n, "subscript")) {
+      const TSNode value = field(n, "value");
+      return (dunder && is(value, "attribute")) || (is(value, "identifier") && dicts.count(t(value)));
+    }
+    return getattr_call && is(n, "call") && t(field(n, "function")) == "getattr";
+  };
+  bool any = false;
+  for (const CallInfo& c : calls) {
+    TSNode root = c.function;
+    while (sym(root) == Sym::Attribute) root = ts_node_child_by_field_id(root, fields().object);
+    if (!lookup(root) || picked_names.count(key(root))) continue;
+    if (std::string q = picked_name(root); !q.empty()) {
+      picked_names.emplace(key(root), std::move(q));
+      any = true;
+    }
+  }
+  // A name bound to a pick (`Net = getattr(models, args.arch)`, `arch = MODELS[args.model]`) or to a
+  // module imported by name (`MODEL = importlib.import_module(args.model)`) is an alias of what it
+  // picks: a name bound once in its scope, not also a global, and not an import's.
+  for (const Assign& a : all_assigns) {
+    if (!is(a.target, "identifier") || aliases.count(t(a.target))) continue;
+    std::string q;
+    if (lookup(a.value)) {
+      auto hit = picked_names.find(key(a.value));
+      q = hit != picked_names.end() ? hit->second : picked_name(a.value);
+    } else if (import_module && is(a.value, "call") &&
+               qualname_of(field(a.value, "function")) == "importlib.import_module") {
+      const TSNode args = field(a.value, "arguments");
+      if (!null(args) && ts_node_named_child_count(args) == 1 && !is(ts_node_named_child(args, 0), "keyword_argument")) {
+        Value v = eval(ts_node_named_child(args, 0), function_containing(a.value), 0);
+        if (v.kind == Value::Kind::String && python_name(v.s, true)) q = std::move(v.s);
+      }
+    }
+    if (q.empty()) continue;
+    const Bindings& b = bindings();
+    const TSNode scope = function_containing(a.value);
+    const ScopeName own = scope_key(scope, t(a.target));
+    const auto it = b.assigns.find(own);
+    if (it == b.assigns.end() || it->second.size() != 1 || b.opaque.count(own)) continue;
+    if (!null(scope) && b.assigns.count(scope_key(TSNode{}, t(a.target)))) continue;
+    aliases[t(a.target)] = std::move(q);
+    any = true;
+  }
+  if (!any) return;
+  for (CallInfo& c : calls)
+    if (c.qualname.empty()) c.qualname = qualname_of(c.function);
 }
 
 }  // namespace perflint

@@ -206,6 +206,7 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
   retarget_loader_subclasses();  // after link_calls: it needs class_nodes
   collect_argparse();
   choose_conditional_imports();
+  resolve_name_lookups();
   resolve_kwargs();
   find_cuda_device_call();
   find_steps();

