@@ -358,9 +358,15 @@ namespace {
 // function that calls itself with its own parameter (or a damaged file that seems to) ends.
 bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::string>& losses, int start) {
   // Bounded iterative descent over operators; chains are followed by chain_has_host_copy.
-  std::vector<std::pair<TSNode, int>> todo{{expr, start}};
+  // `strict`: under a name's binding (below), a tensor method counts only on a tensor-like receiver.
+  struct Item {
+    TSNode node;
+    int depth;
+    bool strict;
+  };
+  std::vector<Item> todo{{expr, start, false}};
   while (!todo.empty()) {
-    auto [n, depth] = todo.back();
+    auto [n, depth, strict] = todo.back();
     todo.pop_back();
     n = unparen(n);
     if (ts_node_is_null(n) || depth > 16) continue;
@@ -388,7 +394,7 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return is_tensor_test(model, unparen(v)); }))
           if (const TSNode v = unparen(model.reaching_value(n).value); is_tensor_test(model, v))
-            todo.emplace_back(v, depth + 1);
+            todo.push_back({v, depth + 1, strict});
       }
       // A name bound, where it is read, to a torch function's tensor (`corr = torch.sum(SR == GT)`
       // then `float(corr)`): read as the call itself would be.
@@ -396,7 +402,7 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         const std::vector<TSNode> values = model.assigned_values(model.text(n));
         if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return torch_tensor_result(model, v); }))
           if (const TSNode v = unparen(model.reaching_value(n).value); torch_tensor_result(model, v))
-            todo.emplace_back(v, depth + 1);
+            todo.push_back({v, depth + 1, strict});
       }
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
@@ -405,6 +411,21 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         bool all = !bound.empty();
         for (TSNode b : bound) all = all && tensor_like_from(model, b, losses, depth + 1);
         if (all) return true;
+      }
+      // A name bound, where it is read, to arithmetic or tensor methods on tensors (`accuracy =
+      // (torch.max(scores, 1)[1] == labels).float().sum() / n`, then `"{}".format(accuracy)`: honk,
+      // held-out round 39): read as its value, strictly (`(pred == y).mean()` on NumPy arrays is not).
+      if (depth < 4) {
+        const auto arithmetic = [&](TSNode v) {
+          v = unparen(v);
+          if (is(v, "binary_operator")) return true;
+          const CallInfo* c = is(v, "call") ? model.call(v) : nullptr;
+          return c && c->qualname.empty() && !c->method.empty() && one_of(c->method, kTensorMethods);
+        };
+        const std::vector<TSNode> values = model.assigned_values(model.text(n));
+        if (std::any_of(values.begin(), values.end(), arithmetic))
+          if (const TSNode v = unparen(model.reaching_value(n).value); !ts_node_is_null(v) && arithmetic(v))
+            todo.push_back({v, depth + 1, true});
       }
     } else if (k == "call") {
       if (chain_has_host_copy(model, n)) continue;
@@ -415,8 +436,8 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         // A helper that returns a torch operation's result (`util.masked_mape(pred, real, 0.0)`,
         // Graph-WaveNet; held-out round 29): a device tensor when one of its arguments is.
         if (depth < 4 && model.returns_tensor(*c)) {
-          for (TSNode a : c->positional) todo.emplace_back(a, depth + 1);
-          for (const Argument& a : c->keywords) todo.emplace_back(a.value, depth + 1);
+          for (TSNode a : c->positional) todo.push_back({a, depth + 1, strict});
+          for (const Argument& a : c->keywords) todo.push_back({a.value, depth + 1, strict});
         }
         continue;
       }
@@ -424,17 +445,18 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (rooted_in_other_library(model, c->receiver)) continue;
       // A method on a host value (`iou_mask.sum()` where iou_mask compares a NumPy IoU: YOLOv2's
       // gt_creator, held-out round 28): no device tensor.
-      if (one_of(c->method, kTensorMethods)) return !(depth < 4 && model.host_derived(n));
-      todo.emplace_back(c->receiver, depth + 1);  // other methods on a tensor: `loss.to(x)`
+      if (one_of(c->method, kTensorMethods) && !strict) return !(depth < 4 && model.host_derived(n));
+      if (strict && depth < 4 && model.host_derived(n)) continue;
+      todo.push_back({c->receiver, depth + 1, strict});  // other methods on a tensor: `loss.to(x)`
     } else if (k == "attribute") {
       const std::string_view attr = model.text(field(n, "attribute"));
       if (attr == "data" || attr == "grad" || attr == "T" || attr == "mT" || attr == "real")
-        todo.emplace_back(field(n, "object"), depth + 1);
+        todo.push_back({field(n, "object"), depth + 1, strict});
     } else if (k == "subscript") {
-      todo.emplace_back(field(n, "value"), depth + 1);
+      todo.push_back({field(n, "value"), depth + 1, strict});
     } else if (k == "binary_operator" || k == "comparison_operator" || k == "boolean_operator" ||
                k == "unary_operator" || k == "not_operator") {
-      for (TSNode c : ts::named_children(n)) todo.emplace_back(c, depth + 1);
+      for (TSNode c : ts::named_children(n)) todo.push_back({c, depth + 1, strict});
     }
   }
   return false;
