@@ -177,8 +177,10 @@ FileResult lint_buffer(const std::string& path, std::string bytes, const RuleSet
 
   // A module's own `if __name__ == "__main__":` block (a self-test: awd-lstm's splitcross.py) runs
   // only when the module is the script, never for the importer whose CUDA the file's rules took:
-  // with no CUDA of its own, the block's code is no CUDA code.
-  if (cuda && !model.uses_cuda())
+  // with no CUDA of its own, the block's code is no CUDA code. (Not when the device comes from what
+  // the file itself imports or runs, `cuda_imported`: then the block is the script's own run;
+  // BicycleGAN's train.py, whose model classes pick the device.)
+  if (cuda && !model.uses_cuda() && !model.cuda_imported())
     for (TSNode st : ts::named_children(root)) {
       if (ts::kind(st) != "if_statement") continue;
       const std::string_view cond = model.text(ts::field(st, "condition"));

@@ -1121,7 +1121,9 @@ TEST(CrossFile, AStepMethodCalledByNameOnAnUntypedModelMakesTheLoopTheStepLoop) 
   // copy run every step. Traps: a name the project also defines for other work (fit_batch), the
   // method called outside any loop, an evaluation loop on the same model, `pbar.update(1)` next to a
   // project step method named update, and an ensemble's optimize_parameters that hands on the batch.
-  check_project(kDir.parent_path() / "crossfile_step_method_by_name", 6);
+  // train_plain.py writes no CUDA and imports no torch (BicycleGAN, round 38): its `__main__` step
+  // still runs on the device the model classes pick, in fp32 (PFL402).
+  check_project(kDir.parent_path() / "crossfile_step_method_by_name", 7);
 }
 
 TEST(CrossFile, ANameImportedInSeveralBranchesIsEachBranchsOwn) {

@@ -1,6 +1,7 @@
 // PFL402 no-mixed-precision: a CUDA training step that runs entirely in fp32. Tensor cores run
 // bf16/fp16 matmuls and convolutions several times faster and activations take half the memory;
 // info only, because the switch trades numerics for speed and the user decides.
+#include <algorithm>
 #include <string>
 
 #include "parser/model.hpp"
@@ -41,7 +42,14 @@ class RulePFL402 final : public Rule {
     // train.py steps the environment; PPO.py holds the update and picks the device): that file is
     // judged, unless this one picks the device itself.
     if (model.step_loops_are_foreign_rollouts() && !model.uses_cuda()) return;
-    if (!model.imports("torch")) return;
+    // (A script that imports no torch itself may still train a PyTorch model: the project's step
+    // methods it calls by name live in modules that import it; BicycleGAN's train.py, held-out
+    // round 38.)
+    if (!model.imports("torch") &&
+        std::none_of(model.step_siblings().begin(), model.step_siblings().end(), [](const auto& s) {
+          return s.first && std::find(s.first->imports.begin(), s.first->imports.end(), "torch") != s.first->imports.end();
+        }))
+      return;
     // Present or decided by a launcher/config (Accelerate, DeepSpeed, a flag): nothing to say.
     if (uses_reduced_precision(model)) return;
     const TSNode loop = model.step_loops().front();
