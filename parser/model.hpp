@@ -279,7 +279,9 @@ class Model {
   // ---- for other files (ProjectContext): what this module offers
   std::vector<FunctionSummary> function_summaries() const;
   // Step loops over what a sibling module's function returned (`loader = data.build()`).
-  std::vector<SteppedResult> stepped_results() const;
+  // `own`: this module's function_summaries(), so that a function of this file whose step loop
+  // iterates a parameter counts as the caller's step (`run(net, train_loader, ...)`).
+  std::vector<SteppedResult> stepped_results(const std::vector<FunctionSummary>* own = nullptr) const;
   std::vector<std::string> imported_module_names() const;
   // Calls out of this module that run every training step (StepCall; `path` holds only how this
   // file was reached, when it was: the caller adds its own hop).

@@ -54,7 +54,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
   m.imports = model.imported_module_names();
   m.functions = model.function_summaries();
-  m.stepped_results = model.stepped_results();
+  m.stepped_results = model.stepped_results(&m.functions);
   m.step_calls = model.step_calls();
   if (!m.uses_cuda)
     for (const CallInfo& c : model.calls()) {

@@ -1153,4 +1153,12 @@ TEST(CrossFile, ANetworkPickedByNameIsTheOneItsDefaultNames) {
   check_project(kDir.parent_path() / "crossfile_name_lookup", 10);
 }
 
+TEST(CrossFile, AFactoryLoaderHandedToALocalStepFunctionFeedsTheStep) {
+  // tests/fixtures/crossfile_loader_to_local_runner/ (pytorch-vqa, held-out round 37): train.py
+  // binds `data.get_loader(train=True)` and hands it every epoch to run(), a function of train.py
+  // whose loop is the step: the factory's loader restarts its workers each epoch (PFL105). Trap:
+  // get_eval_loader's loader goes only to evaluate(), whose loop runs no step.
+  check_project(kDir.parent_path() / "crossfile_loader_to_local_runner", 3);
+}
+
 }  // namespace perflint

