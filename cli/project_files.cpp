@@ -805,6 +805,25 @@ std::string FileProjectContext::attribute_class(const std::string& from_file, co
   return cls.substr(0, dot + 1) + made;
 }
 
+std::optional<bool> FileProjectContext::class_defines_method(const std::string& from_file, const std::string& cls,
+                                                             std::string_view method) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const auto r = resolve_target(root_for(self), self.string(), cls);
+  if (!r || r->first == self.string() || r->second.empty() || r->second.find('.') != std::string::npos)
+    return std::nullopt;
+  const std::string_view body = top_level_block(text_of(r->first), "class", r->second);
+  if (body.empty()) return std::nullopt;
+  const std::string def = "def " + std::string(method) + "(";
+  for (size_t at = body.find(def); at != std::string_view::npos; at = body.find(def, at + 1)) {
+    size_t line = body.rfind('\n', at);
+    line = line == std::string_view::npos ? 0 : line + 1;
+    if (body.substr(line, at - line).find_first_not_of(" \t") == std::string_view::npos) return true;
+  }
+  return false;
+}
+
 std::string FileProjectContext::conv_evidence(const std::string& from_file, const std::string& target) {
   std::error_code ec;
   const fs::path self = fs::absolute(fs::path(from_file), ec).lexically_normal();

@@ -29,6 +29,8 @@ class FileProjectContext final : public ProjectContext {
 
   const ModuleSummary* sibling(const std::string& from_file, std::string_view module) override;
   bool module_defines(const std::string& from_file, std::string_view module, std::string_view name) override;
+  std::optional<bool> class_defines_method(const std::string& from_file, const std::string& cls,
+                                           std::string_view method) override;
   bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
   // cuda_importer's last resort: a CUDA script that calls a class built on this library module.

@@ -295,6 +295,15 @@ class ProjectContext {
     (void)name;
     return false;
   }
+  // Whether the project class `cls` (a dotted name as `from_file`'s imports give it) defines method
+  // `method` in its own body. nullopt when the class is not found.
+  virtual std::optional<bool> class_defines_method(const std::string& from_file, const std::string& cls,
+                                                   std::string_view method) {
+    (void)from_file;
+    (void)cls;
+    (void)method;
+    return std::nullopt;
+  }
   // Whether the project class `cls` (a dotted name as `from_file`'s imports give it) only wraps
   // DataLoader (FunctionSummary::forwards_to_dataloader of its __init__). Its module is parsed for
   // this when its text names DataLoader, even without a training step.

@@ -1161,4 +1161,12 @@ TEST(CrossFile, AFactoryLoaderHandedToALocalStepFunctionFeedsTheStep) {
   check_project(kDir.parent_path() / "crossfile_loader_to_local_runner", 3);
 }
 
+TEST(CrossFile, AnInstanceOfAnImportedConfigClassHasItsClassLevelDefaults) {
+  // tests/fixtures/crossfile_config_instance/ (arcface-pytorch, held-out round 39): `opt = Config()`
+  // of config.py's `class Config: num_workers = 4`, so `num_workers=opt.num_workers` is 4 and the
+  // epoch loop restarts the workers (PFL105). Traps: RunConfig's __init__ sets the attribute per
+  // instance, and an instance whose attribute the script writes.
+  check_project(kDir.parent_path() / "crossfile_config_instance", 3);
+}
+
 }  // namespace perflint

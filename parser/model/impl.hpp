@@ -699,6 +699,7 @@ struct Model::Impl {
   // keyword of that call, or a `SimpleNamespace(num_workers=0)`; `config["num_workers"]` of a dict
   // literal that nothing writes to. Unknown otherwise.
   Value config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const;
+  Value imported_instance_default(TSNode class_name, std::string_view field_name, bool from_cli) const;
   TSNode module_class(std::string_view name) const;
   // `args.x` where args comes from another module that parses the options (ProjectContext::option_default).
   Value imported_option(TSNode object, std::string_view dest, TSNode function) const;

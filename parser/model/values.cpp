@@ -770,7 +770,7 @@ Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNo
   if (from_cli) class_name = c->positional.front();
   else if (!is(c->function, "identifier") || !c->positional.empty()) return Value{};
   const TSNode cls = module_class(t(class_name));
-  if (null(cls)) return Value{};
+  if (null(cls)) return imported_instance_default(class_name, field_name, from_cli);
   const TSNode body = field(cls, "body");
   if (t(body).find("__init__") != std::string_view::npos || t(body).find("__post_init__") != std::string_view::npos)
     return Value{};
@@ -794,6 +794,29 @@ Value Model::Impl::config_value(TSNode object, std::string_view field_name, TSNo
     return out;
   }
   return Value{};
+}
+
+Value Model::Impl::imported_instance_default(TSNode class_name, std::string_view field_name, bool from_cli) const {
+  // `opt = Config()` of a class another project module defines (`class Config: num_workers = 4`;
+  // arcface-pytorch, held-out round 39): its class-level default, read as that module's constant
+  // `Config.num_workers`, when the class has no __init__ (which may set the attribute per instance).
+  if (!project || !is(class_name, "identifier")) return Value{};
+  const auto alias = aliases.find(t(class_name));
+  if (alias == aliases.end() || library_root(alias->second) || alias->second.find('.') == std::string::npos) return Value{};
+  const std::optional<bool> init = project->class_defines_method(src.path(), alias->second, "__init__");
+  if (!init || *init || project->class_defines_method(src.path(), alias->second, "__post_init__").value_or(true))
+    return Value{};
+  std::string module_path;
+  const std::optional<OptionDefault> d =
+      project->module_constant(src.path(), alias->second + "." + std::string(field_name), &module_path);
+  if (!d) return Value{};
+  Value v = option_default_value(d, module_path);
+  v.from_imported_option = false;
+  if (v.known())
+    v.from_config = std::string(t(class_name)) + "." + std::string(field_name) +
+                    (from_cli ? ", the default of its tyro.cli option" : ", a class-level default") + " of " +
+                    std::filesystem::path(module_path).filename().string() + " (line " + std::to_string(d->line) + ")";
+  return v;
 }
 
 const ArgOption* Model::Impl::find_option(std::string_view dest) const {
