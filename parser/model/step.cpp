@@ -246,9 +246,12 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   }
   // A function of this file handed to a call as a closure runs with it: `gpu_timer(train_step)`
   // (I-JEPA times its whole step this way), `optimizer.step(closure)`, `checkpoint(block, x)`.
+  // (A bare name is never a method: `len(caption) for caption in captions` next to a `def caption(self,
+  // ...)` of the class hands over the loop's variable; Show-Attend-and-Tell, held-out round 40.)
   for (TSNode a : c.positional)
     if (is(a, "identifier"))
       if (auto it = functions_by_name.find(t(a)); it != functions_by_name.end() && it->second.size() == 1 &&
+                                                  null(functions[it->second.front()].cls) &&
                                                   std::find(out.begin(), out.end(), it->second.front()) == out.end())
         out.push_back(it->second.front());
   // `diffusion.sample_timesteps(n)` with `diffusion = Diffusion(...)`, a class of this file.
