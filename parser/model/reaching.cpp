@@ -2,6 +2,11 @@
 // the statements that run before the use (Model::reaching_value).
 #include "parser/model/impl.hpp"
 
+#include <memory>
+#include <new>
+
+#include "parser/ts_walk.h"
+
 namespace perflint {
 
 namespace {
@@ -23,28 +28,102 @@ void target_names(std::string_view src, TSNode target, std::vector<std::string_v
   }
 }
 
+// What statement_bound_names does at a node, by grammar symbol (the table compares names once,
+// so that aliases and keyword tokens named like a kind answer as their name does).
+enum class BindKind : uint8_t {
+  None,
+  Target,       // assignment, augmented_assignment, for_statement: the left side's names
+  Walrus,       // named_expression: its name
+  Scope,        // function_definition, class_definition: its name, and nothing inside
+  Lambda,       // nothing inside
+  Mentions,     // global, del, import, except/with `as`, case: every name it mentions
+  Expression,   // an expression: only a walrus, `as` or lambda can lie below it (see below)
+};
+
+const std::vector<BindKind>& bind_kinds() {
+  static const std::vector<BindKind> table = [] {
+    const TSLanguage* lang = ts::python_language();
+    std::vector<BindKind> t(ts_language_symbol_count(lang), BindKind::None);
+    constexpr std::string_view expressions[] = {
+        "call", "argument_list", "attribute", "subscript", "slice", "binary_operator", "comparison_operator",
+        "boolean_operator", "not_operator", "unary_operator", "conditional_expression", "await", "tuple", "list",
+        "set", "dictionary", "pair", "list_comprehension", "set_comprehension", "dictionary_comprehension",
+        "generator_expression", "for_in_clause", "if_clause", "parenthesized_expression", "expression_list",
+        "keyword_argument", "list_splat", "dictionary_splat", "string", "concatenated_string", "interpolation"};
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      const std::string_view k = ts_language_symbol_name(lang, static_cast<TSSymbol>(i));
+      if (k == "assignment" || k == "augmented_assignment" || k == "for_statement") t[i] = BindKind::Target;
+      else if (k == "named_expression") t[i] = BindKind::Walrus;
+      else if (k == "function_definition" || k == "class_definition") t[i] = BindKind::Scope;
+      else if (k == "lambda") t[i] = BindKind::Lambda;
+      else if (k == "global_statement" || k == "nonlocal_statement" || k == "delete_statement" ||
+               k == "import_statement" || k == "import_from_statement" || k == "future_import_statement" ||
+               k == "except_clause" || k == "with_item" || k == "as_pattern" || k == "case_clause")
+        t[i] = BindKind::Mentions;
+      else if (ts_language_symbol_type(lang, static_cast<TSSymbol>(i)) == TSSymbolTypeRegular &&
+               std::find(std::begin(expressions), std::end(expressions), k) != std::end(expressions))
+        t[i] = BindKind::Expression;
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Pre-order walk of `root` calling `visit(node, symbol)`, which says whether to descend; as ts::walk
+// without a std::function call per node.
+template <class Visit>
+void walk_symbols(TSNode root, Visit&& visit) {
+  if (null(root)) return;
+  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> w(pfl_walker_new(root), &pfl_walker_delete);
+  if (!w) throw std::bad_alloc();
+  bool descend = visit(root, ts_node_symbol(root));
+  while (pfl_walker_next(w.get(), descend) != PFL_WALK_DONE) {
+    const TSNode n = pfl_walker_node(w.get());
+    descend = visit(n, ts_node_symbol(n));
+  }
+}
+
+// The keyword `as` somewhere in `s` (a name's letters never count).
+bool mentions_as(std::string_view s) {
+  for (size_t at = s.find("as"); at != std::string_view::npos; at = s.find("as", at + 1))
+    if ((at == 0 || !is_ascii_name_byte(s[at - 1])) && (at + 2 == s.size() || !is_ascii_name_byte(s[at + 2])))
+      return true;
+  return false;
+}
+
 // Every name statement `stmt` may bind in the current scope, anywhere inside it. Forms we do not
 // read precisely (global, del, import, except/with `as`) count every name they mention.
 std::vector<std::string_view> statement_bound_names(std::string_view src, TSNode stmt) {
   std::vector<std::string_view> out;
-  ts::walk(stmt, [&](TSNode n) {
-    const std::string_view k = ts::kind(n);
-    if (k == "assignment" || k == "augmented_assignment" || k == "for_statement") {
-      target_names(src, field(n, "left"), out);
-    } else if (k == "named_expression") {
-      out.push_back(ts::text(field(n, "name"), src));
-    } else if (k == "function_definition" || k == "class_definition") {
-      out.push_back(ts::text(field(n, "name"), src));
-      return false;  // a scope of its own
-    } else if (k == "lambda") {
-      return false;
-    } else if (k == "global_statement" || k == "nonlocal_statement" || k == "delete_statement" ||
-               k == "import_statement" || k == "import_from_statement" || k == "future_import_statement" ||
-               k == "except_clause" || k == "with_item" || k == "as_pattern" || k == "case_clause") {
-      ts::walk(n, [&](TSNode id) {
-        if (is(id, "identifier")) out.push_back(ts::text(id, src));
-        return !is(id, "block");
-      });
+  const std::vector<BindKind>& kinds = bind_kinds();
+  walk_symbols(stmt, [&](TSNode n, TSSymbol s) {
+    switch (s < kinds.size() ? kinds[s] : BindKind::None) {
+      case BindKind::Target:
+        target_names(src, field(n, "left"), out);
+        break;
+      case BindKind::Walrus:
+        out.push_back(ts::text(field(n, "name"), src));
+        break;
+      case BindKind::Scope:
+        out.push_back(ts::text(field(n, "name"), src));
+        return false;  // a scope of its own
+      case BindKind::Lambda:
+        return false;
+      case BindKind::Mentions:
+        walk_symbols(n, [&](TSNode id, TSSymbol) {
+          if (is(id, "identifier")) out.push_back(ts::text(id, src));
+          return !is(id, "block");
+        });
+        break;
+      case BindKind::Expression: {
+        // Below an expression only a walrus (`:=`) or an `as` pattern binds (a lambda binds nothing
+        // here): without either in its text, none of its nodes adds a name. Error recovery may put
+        // anything below a node, so one with an error is walked.
+        const std::string_view body = ts::text(n, src);
+        return body.find(":=") != std::string_view::npos || mentions_as(body) || ts_node_has_error(n);
+      }
+      case BindKind::None:
+        break;
     }
     return true;
   });
