@@ -861,6 +861,9 @@ struct Model::Impl {
   // `name` (a use in helper `fi`, not bound again before it) is a parameter that every call of this
   // file binds to a step loop's batch (`fwd_wrap(X, device)` with `X, T = batch`): DLRM's dlrm_wrap.
   bool helper_batch_parameter(size_t fi, TSNode name, int depth) const;
+  // Per helper the step calls (not a step function): the names its body binds from a `next(...)`
+  // draw and from those, in order (collect_loaders).
+  std::unordered_map<size_t, std::vector<std::string_view>> drawn_batch_names;
   mutable int batch_loop_depth_ = 0;
   // Parameter `param` of function `fi` is bound to the batch by every call of other files' steps.
   bool batch_parameter(size_t fi, std::string_view param) const;

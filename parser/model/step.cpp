@@ -1446,7 +1446,13 @@ int Model::Impl::batch_loop(TSNode expr) const {
   if (w.via_call >= 0) {
     const size_t fi = function_index(context_of(expr).function);
     if (fi == SIZE_MAX) return -1;
-    if (!functions[fi].step_fn) return helper_batch_parameter(fi, r, batch_loop_depth_) ? w.loop : -1;
+    if (!functions[fi].step_fn) {
+      if (const auto drawn = drawn_batch_names.find(fi); drawn != drawn_batch_names.end() &&
+          std::find(drawn->second.begin(), drawn->second.end(), t(r)) != drawn->second.end() &&
+          !rebound_to_device_copy(functions[fi].node, r))
+        return w.loop;
+      return helper_batch_parameter(fi, r, batch_loop_depth_) ? w.loop : -1;
+    }
     // A step function's own parameter is the batch where its calls hand it one, not where they hand
     // its device copy (`self.step(x.to(self.device))`: ddpm-torch, held-out round 23), whatever the
     // loop calls its own batch.
