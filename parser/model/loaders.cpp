@@ -661,7 +661,11 @@ void Model::Impl::collect_loaders() {
     for (size_t ai : in_fn->second) {
       const Assign& a = all_assigns[ai];
       if (!a.ctx.frames.empty() && frames_have_loop(a.ctx)) continue;  // a loop of its own: not one draw per call
-      if (is(a.value, "call") && t(field(a.value, "function")) == "next") bound_names(a.target, text, names);
+      // (Not `next(model.parameters())`: a parameter, for its device or dtype.)
+      if (is(a.value, "call") && t(field(a.value, "function")) == "next" &&
+          t(field(a.value, "arguments")).find("parameters(") == std::string_view::npos &&
+          t(field(a.value, "arguments")).find("buffers(") == std::string_view::npos)
+        bound_names(a.target, text, names);
       else if (!names.empty()) bind_batch(a.target, a.value, names);
     }
     if (!names.empty()) drawn_batch_names[fi] = std::move(names);
