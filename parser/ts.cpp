@@ -104,15 +104,6 @@ std::vector<TSNode> named_children(TSNode n) {
   return out;
 }
 
-void walk(TSNode root, const std::function<bool(TSNode)>& visit) {
-  // A missing field (error recovery leaves `for_in_clause` without a left side) walks nothing.
-  if (ts_node_is_null(root)) return;
-  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> w(pfl_walker_new(root), &pfl_walker_delete);
-  if (!w) throw std::bad_alloc();
-  bool descend = visit(root);
-  while (pfl_walker_next(w.get(), descend) != PFL_WALK_DONE) descend = visit(pfl_walker_node(w.get()));
-}
-
 TSNode Match::get(std::string_view name) const {
   for (const auto& c : captures)
     if (c.name == name) return c.node;

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "parser/expected.hpp"
+#include "parser/ts_walk.h"
 
 namespace perflint::ts {
 
@@ -88,8 +90,17 @@ TSNode parent(TSNode n);
 std::vector<TSNode> ancestors(TSNode n);
 
 // Pre-order walk without recursion (parser/ts_walk.h); depth of the input never touches the C stack.
-// The visitor returns false to skip a node's children.
-void walk(TSNode root, const std::function<bool(TSNode)>& visit);
+// The visitor returns false to skip a node's children. A template: the hot walks (the model's
+// statement scans) call their visitor inline, without a std::function per node.
+template <class Visit>
+void walk(TSNode root, Visit&& visit) {
+  // A missing field (error recovery leaves `for_in_clause` without a left side) walks nothing.
+  if (ts_node_is_null(root)) return;
+  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> w(pfl_walker_new(root), &pfl_walker_delete);
+  if (!w) throw std::bad_alloc();
+  bool descend = visit(root);
+  while (pfl_walker_next(w.get(), descend) != PFL_WALK_DONE) descend = visit(pfl_walker_node(w.get()));
+}
 
 // ---- queries ------------------------------------------------------------------------------
 struct Capture {

@@ -699,6 +699,8 @@ struct Model::Impl {
   // keyword of that call, or a `SimpleNamespace(num_workers=0)`; `config["num_workers"]` of a dict
   // literal that nothing writes to. Unknown otherwise.
   Value config_value(TSNode object, std::string_view field_name, TSNode function, int depth) const;
+  // config_value's instance of a class another project module defines (`opt = Config()`): the class's
+  // class-level default, when the class has no __init__ or __post_init__.
   Value imported_instance_default(TSNode class_name, std::string_view field_name, bool from_cli) const;
   TSNode module_class(std::string_view name) const;
   // `args.x` where args comes from another module that parses the options (ProjectContext::option_default).
@@ -735,6 +737,9 @@ struct Model::Impl {
   // (`from config import CFG`): a constant of another project module (ProjectContext::module_constant)
   // when the name is imported and not bound here; unknown otherwise.
   Value imported_constant(TSNode n) const;
+  // Another project module's constant `qualified` (ProjectContext::module_constant), its note saying
+  // "<what> of <file> (line N)" (`what` empty: the constant's own name).
+  Value project_constant(const std::string& qualified, const std::string& what) const;
   Value project_option(const std::string& source, std::string_view dest, bool parser) const;
   // `config[dest]` where config is `vars(parser.parse_args())` (bound here, or handed in by the one
   // call of the function): the option's default, of this file's parser or a project function's.

@@ -725,19 +725,22 @@ std::vector<SteppedResult> Model::stepped_results(const std::vector<FunctionSumm
   // `train_loader, val_loader, n_data = get_cifar100_dataloaders(...)`, then `train(epoch,
   // train_loader, ...)` with helper/loops.py's train_distill: held-out round 24), at the position the
   // name has in the unpacked result; repeated when the call or the callee's loop sits in a loop.
+  // Or a module-level function of this file (pytorch-vqa's `run(net, train_loader, optimizer,
+  // tracker, train=True)` every epoch, with `train_loader = data.get_loader(train=True)`: held-out
+  // round 37): those whose step loop iterates a parameter, by name (the last of a name wins).
+  std::unordered_map<std::string_view, const FunctionSummary*> local_steps;
+  if (own)
+    for (const FunctionSummary& f : *own)
+      if (f.has_step_loop && !f.iterated_params.empty()) local_steps[f.qualified] = &f;
   if (impl_->project)
     for (const CallInfo& c : impl_->calls) {
       if ((c.keywords.empty() && c.positional.empty()) || c.star_args) continue;
-      // Or a module-level function of this file (pytorch-vqa's `run(net, train_loader, optimizer,
-      // tracker, train=True)` every epoch, with `train_loader = data.get_loader(train=True)`: held-out
-      // round 37).
       const FunctionSummary* local = nullptr;
       if (c.qualname.empty()) {
-        if (!own || !is(c.function, "identifier")) continue;
-        const std::string_view name = impl_->t(c.function);
-        for (const FunctionSummary& f : *own)
-          if (f.qualified == name && f.has_step_loop && !f.iterated_params.empty()) local = &f;
-        if (!local) continue;
+        if (!is(c.function, "identifier")) continue;
+        const auto found = local_steps.find(impl_->t(c.function));
+        if (found == local_steps.end()) continue;
+        local = found->second;
       }
       const std::string target = local ? local->qualified : impl_->outgoing_target(c);  // empty for a library's class
       if (target.empty()) continue;

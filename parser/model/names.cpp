@@ -17,25 +17,33 @@ bool defines_at_top_level(std::string_view text, std::string_view name) {
          any_top_level_name(text, [&](std::string_view defined) { return defined == name; });
 }
 
+// The object at the bottom of an attribute chain (`a` of `a.b.c`, `M[k]` of `M[k].Model`), with the
+// number of attributes above it in `depth`.
+TSNode attribute_root(TSNode n, size_t& depth) {
+  while (sym(n) == Sym::Attribute) {
+    n = ts_node_child_by_field_id(n, fields().object);
+    ++depth;
+  }
+  return n;
+}
+
+// `prefix` followed by the names of the `depth` attributes of chain `n` (`.b.c` of `a.b.c`).
+std::string with_attributes(std::string prefix, TSNode n, size_t depth, std::string_view text) {
+  std::vector<std::string_view> parts(depth);  // attribute names, outermost first
+  for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
+    parts[i] = ts::text(ts_node_child_by_field_id(n, fields().attribute), text);
+  for (auto p : parts) prefix.append(".").append(p);
+  return prefix;
+}
+
 }  // namespace
 
 std::string Model::Impl::qualname_of(TSNode n) const {
   // A name picked by a lookup the file can resolve (resolve_name_lookups), and attributes of it.
   if (!picked_names.empty()) {
-    TSNode root = n;
     size_t depth = 0;
-    while (sym(root) == Sym::Attribute) {
-      root = ts_node_child_by_field_id(root, fields().object);
-      ++depth;
-    }
-    if (auto hit = picked_names.find(key(root)); hit != picked_names.end()) {
-      std::vector<std::string_view> parts(depth);  // attribute names, outermost first
-      for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
-        parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
-      std::string out = hit->second;
-      for (auto p : parts) out.append(".").append(p);
-      return out;
-    }
+    if (auto hit = picked_names.find(key(attribute_root(n, depth))); hit != picked_names.end())
+      return with_attributes(hit->second, n, depth, text);
   }
   // Most expressions are not rooted in an import, and the text shows it: a root identifier is
   // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
@@ -48,12 +56,8 @@ std::string Model::Impl::qualname_of(TSNode n) const {
     if (!star_modules.empty() && len == s.size() && len > 0 && is(n, "identifier")) return star_qualname(s);
     return {};
   }
-  TSNode root = n;
   size_t depth = 0;
-  while (sym(root) == Sym::Attribute) {
-    root = ts_node_child_by_field_id(root, fields().object);
-    ++depth;
-  }
+  const TSNode root = attribute_root(n, depth);
   if (!is(root, "identifier") || aliases.empty()) return {};
   auto it = aliases.find(t(root));
   if (it == aliases.end()) return {};
@@ -62,11 +66,7 @@ std::string Model::Impl::qualname_of(TSNode n) const {
   // text after the root is the rest of the name.
   const std::string_view rest = s.substr(std::min(s.size(), t(root).size()));
   if (is_dotted_tail(rest, depth)) return out.append(rest);
-  std::vector<std::string_view> parts(depth);  // attribute names, outermost first
-  for (size_t i = depth; i-- > 0; n = ts_node_child_by_field_id(n, fields().object))
-    parts[i] = t(ts_node_child_by_field_id(n, fields().attribute));
-  for (auto p : parts) out.append(".").append(p);
-  return out;
+  return with_attributes(std::move(out), n, depth, text);
 }
 
 std::string Model::Impl::star_qualname(std::string_view name) const {
@@ -316,8 +316,8 @@ void Model::Impl::resolve_name_lookups() {
   };
   bool any = false;
   for (const CallInfo& c : calls) {
-    TSNode root = c.function;
-    while (sym(root) == Sym::Attribute) root = ts_node_child_by_field_id(root, fields().object);
+    size_t depth = 0;
+    const TSNode root = attribute_root(c.function, depth);
     if (!lookup(root) || picked_names.count(key(root))) continue;
     if (std::string q = picked_name(root); !q.empty()) {
       picked_names.emplace(key(root), std::move(q));

@@ -2,11 +2,6 @@
 // the statements that run before the use (Model::reaching_value).
 #include "parser/model/impl.hpp"
 
-#include <memory>
-#include <new>
-
-#include "parser/ts_walk.h"
-
 namespace perflint {
 
 namespace {
@@ -69,20 +64,6 @@ const std::vector<BindKind>& bind_kinds() {
   return table;
 }
 
-// Pre-order walk of `root` calling `visit(node, symbol)`, which says whether to descend; as ts::walk
-// without a std::function call per node.
-template <class Visit>
-void walk_symbols(TSNode root, Visit&& visit) {
-  if (null(root)) return;
-  const std::unique_ptr<PflWalker, decltype(&pfl_walker_delete)> w(pfl_walker_new(root), &pfl_walker_delete);
-  if (!w) throw std::bad_alloc();
-  bool descend = visit(root, ts_node_symbol(root));
-  while (pfl_walker_next(w.get(), descend) != PFL_WALK_DONE) {
-    const TSNode n = pfl_walker_node(w.get());
-    descend = visit(n, ts_node_symbol(n));
-  }
-}
-
 // The keyword `as` somewhere in `s` (a name's letters never count).
 bool mentions_as(std::string_view s) {
   for (size_t at = s.find("as"); at != std::string_view::npos; at = s.find("as", at + 1))
@@ -96,7 +77,8 @@ bool mentions_as(std::string_view s) {
 std::vector<std::string_view> statement_bound_names(std::string_view src, TSNode stmt) {
   std::vector<std::string_view> out;
   const std::vector<BindKind>& kinds = bind_kinds();
-  walk_symbols(stmt, [&](TSNode n, TSSymbol s) {
+  ts::walk(stmt, [&](TSNode n) {
+    const TSSymbol s = ts_node_symbol(n);
     switch (s < kinds.size() ? kinds[s] : BindKind::None) {
       case BindKind::Target:
         target_names(src, field(n, "left"), out);
@@ -110,7 +92,7 @@ std::vector<std::string_view> statement_bound_names(std::string_view src, TSNode
       case BindKind::Lambda:
         return false;
       case BindKind::Mentions:
-        walk_symbols(n, [&](TSNode id, TSSymbol) {
+        ts::walk(n, [&](TSNode id) {
           if (is(id, "identifier")) out.push_back(ts::text(id, src));
           return !is(id, "block");
         });

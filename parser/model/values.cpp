@@ -683,14 +683,18 @@ Value Model::Impl::imported_constant(TSNode n) const {
   if (b.by_name.count(root) || b.opaque.count(scope_key(TSNode{}, root))) return Value{};
   const std::string qualified = alias->second + std::string(text_of.substr(root.size()));
   if (qualified.find('.') == std::string::npos) return Value{};
+  return project_constant(qualified, {});
+}
+
+Value Model::Impl::project_constant(const std::string& qualified, const std::string& what) const {
   std::string module_path;
   const std::optional<OptionDefault> d = project->module_constant(src.path(), qualified, &module_path);
   if (!d) return Value{};
   Value v = option_default_value(d, module_path);
   v.from_imported_option = false;  // a module's constant, not a command-line switch
   if (v.known())
-    v.from_config = d->flag + " of " + std::filesystem::path(module_path).filename().string() + " (line " +
-                    std::to_string(d->line) + ")";
+    v.from_config = (what.empty() ? d->flag : what) + " of " + std::filesystem::path(module_path).filename().string() +
+                    " (line " + std::to_string(d->line) + ")";
   return v;
 }
 
@@ -806,17 +810,9 @@ Value Model::Impl::imported_instance_default(TSNode class_name, std::string_view
   const std::optional<bool> init = project->class_defines_method(src.path(), alias->second, "__init__");
   if (!init || *init || project->class_defines_method(src.path(), alias->second, "__post_init__").value_or(true))
     return Value{};
-  std::string module_path;
-  const std::optional<OptionDefault> d =
-      project->module_constant(src.path(), alias->second + "." + std::string(field_name), &module_path);
-  if (!d) return Value{};
-  Value v = option_default_value(d, module_path);
-  v.from_imported_option = false;
-  if (v.known())
-    v.from_config = std::string(t(class_name)) + "." + std::string(field_name) +
-                    (from_cli ? ", the default of its tyro.cli option" : ", a class-level default") + " of " +
-                    std::filesystem::path(module_path).filename().string() + " (line " + std::to_string(d->line) + ")";
-  return v;
+  return project_constant(alias->second + "." + std::string(field_name),
+                          std::string(t(class_name)) + "." + std::string(field_name) +
+                              (from_cli ? ", the default of its tyro.cli option" : ", a class-level default"));
 }
 
 const ArgOption* Model::Impl::find_option(std::string_view dest) const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "parser/torch_names.hpp"
 #include "parser/ts.hpp"
@@ -372,14 +373,20 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
     if (ts_node_is_null(n) || depth > 16) continue;
     const std::string_view k = ts::kind(n);
     if (k == "identifier") {
-      // Bound, where it is read, to a value already on the host (`loss = loss.item()` a line above,
-      // then `math.isfinite(loss)`: SparK, held-out round 19). Only asked when some assignment of the
-      // name is such a read-back.
-      if (depth < 4) {
-        const std::vector<TSNode> values = model.assigned_values(model.text(n));
-        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return host_read_back(model, unparen(v)); }))
-          if (host_read_back(model, unparen(model.reaching_value(n).value))) continue;
-      }
+      // What the name is bound to where it is read (below): its assignments are looked at once, and
+      // reaching_value walks back over the statements at most once, only when some assignment has
+      // the form asked about.
+      std::vector<TSNode> values;
+      if (depth < 4) values = model.assigned_values(model.text(n));
+      std::optional<TSNode> reached;
+      const auto bound_to = [&](auto&& form) {
+        if (std::none_of(values.begin(), values.end(), [&](TSNode v) { return form(unparen(v)); })) return false;
+        if (!reached) reached = unparen(model.reaching_value(n).value);
+        return static_cast<bool>(form(*reached));
+      };
+      // A value already on the host (`loss = loss.item()` a line above, then `math.isfinite(loss)`:
+      // SparK, held-out round 19).
+      if (bound_to([&](TSNode v) { return host_read_back(model, v); })) continue;
       // Computed on the host from host copies (a loss a helper builds from `.to('cpu')` copies).
       if (depth < 4 && model.host_derived(n)) continue;
       if (std::find(losses.begin(), losses.end(), model.text(n)) != losses.end()) return true;
@@ -387,23 +394,12 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       if (depth < 4 && bound_to_device_value(model, n, losses)) return true;
       // The loss another file's step hands over (`misc.check_nan_losses(loss)`).
       if (model.bound_to_step_loss(n)) return true;
-      // A name bound, where it is read, to a test of tensors (`bad = torch.isnan(loss).any()`,
-      // `big = loss > 10`, `ok = not torch.isfinite(grad_norm)`): the test's operands decide.
-      // (reaching_value walks back over statements: only when some assignment is such a test.)
-      if (depth < 4) {
-        const std::vector<TSNode> values = model.assigned_values(model.text(n));
-        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return is_tensor_test(model, unparen(v)); }))
-          if (const TSNode v = unparen(model.reaching_value(n).value); is_tensor_test(model, v))
-            todo.push_back({v, depth + 1, strict});
-      }
-      // A name bound, where it is read, to a torch function's tensor (`corr = torch.sum(SR == GT)`
-      // then `float(corr)`): read as the call itself would be.
-      if (depth < 4) {
-        const std::vector<TSNode> values = model.assigned_values(model.text(n));
-        if (std::any_of(values.begin(), values.end(), [&](TSNode v) { return torch_tensor_result(model, v); }))
-          if (const TSNode v = unparen(model.reaching_value(n).value); torch_tensor_result(model, v))
-            todo.push_back({v, depth + 1, strict});
-      }
+      // A test of tensors (`bad = torch.isnan(loss).any()`, `big = loss > 10`, `ok = not
+      // torch.isfinite(grad_norm)`): the test's operands decide.
+      if (bound_to([&](TSNode v) { return is_tensor_test(model, v); })) todo.push_back({*reached, depth + 1, strict});
+      // A torch function's tensor (`corr = torch.sum(SR == GT)` then `float(corr)`): read as the call
+      // itself would be.
+      if (bound_to([&](TSNode v) { return torch_tensor_result(model, v); })) todo.push_back({*reached, depth + 1, strict});
       // A parameter of a function the step calls: what every per-step call binds to it
       // (`log_metrics(loss, step)` makes `value` the loss inside log_metrics).
       if (depth < 4) {
@@ -412,21 +408,15 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
         for (TSNode b : bound) all = all && tensor_like_from(model, b, losses, depth + 1);
         if (all) return true;
       }
-      // A name bound, where it is read, to arithmetic or tensor methods on tensors (`accuracy =
-      // (torch.max(scores, 1)[1] == labels).float().sum() / n`, then `"{}".format(accuracy)`: honk,
-      // held-out round 39): read as its value, strictly (`(pred == y).mean()` on NumPy arrays is not).
-      if (depth < 4) {
-        const auto arithmetic = [&](TSNode v) {
-          v = unparen(v);
-          if (is(v, "binary_operator")) return true;
-          const CallInfo* c = is(v, "call") ? model.call(v) : nullptr;
-          return c && c->qualname.empty() && !c->method.empty() && one_of(c->method, kTensorMethods);
-        };
-        const std::vector<TSNode> values = model.assigned_values(model.text(n));
-        if (std::any_of(values.begin(), values.end(), arithmetic))
-          if (const TSNode v = unparen(model.reaching_value(n).value); !ts_node_is_null(v) && arithmetic(v))
-            todo.push_back({v, depth + 1, true});
-      }
+      // Arithmetic or tensor methods on tensors (`accuracy = (torch.max(scores, 1)[1] ==
+      // labels).float().sum() / n`, then `"{}".format(accuracy)`: honk, held-out round 39): read as its
+      // value, strictly (`(pred == y).mean()` on NumPy arrays is not).
+      const auto arithmetic = [&](TSNode v) {
+        if (is(v, "binary_operator")) return true;
+        const CallInfo* c = is(v, "call") ? model.call(v) : nullptr;
+        return c && c->qualname.empty() && !c->method.empty() && one_of(c->method, kTensorMethods);
+      };
+      if (bound_to(arithmetic)) todo.push_back({*reached, depth + 1, true});
     } else if (k == "call") {
       if (chain_has_host_copy(model, n)) continue;
       const CallInfo* c = model.call(n);
