@@ -376,12 +376,13 @@ bool tensor_like_from(const Model& model, TSNode expr, const std::vector<std::st
       // What the name is bound to where it is read (below): its assignments are looked at once, and
       // reaching_value walks back over the statements at most once, only when some assignment has
       // the form asked about.
+      const TSNode name = n;  // (captured below: clang before 16 cannot capture a structured binding)
       std::vector<TSNode> values;
-      if (depth < 4) values = model.assigned_values(model.text(n));
+      if (depth < 4) values = model.assigned_values(model.text(name));
       std::optional<TSNode> reached;
       const auto bound_to = [&](auto&& form) {
         if (std::none_of(values.begin(), values.end(), [&](TSNode v) { return form(unparen(v)); })) return false;
-        if (!reached) reached = unparen(model.reaching_value(n).value);
+        if (!reached) reached = unparen(model.reaching_value(name).value);
         return static_cast<bool>(form(*reached));
       };
       // A value already on the host (`loss = loss.item()` a line above, then `math.isfinite(loss)`:
