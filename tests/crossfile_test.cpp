@@ -983,6 +983,16 @@ TEST(CrossFile, ARolloutLoopBeforeAnotherFilesUpdateIsAStepLoop) {
   check_project(kDir.parent_path() / "crossfile_rollout_update", 2);
 }
 
+TEST(CrossFile, ARolloutThatSendsActionsToWorkerProcessesIsAStepLoop) {
+  // tests/fixtures/crossfile_rollout_over_pipes/ (random-network-distillation-pytorch, round 28):
+  // the environments run in worker processes; the rollout sends each its action over a Pipe, in a
+  // loop over the workers inside the loop over rollout steps, then calls agents.py's train_model
+  // (a step loop there). The agent class is bound under another name first (`agent = RNDAgent;
+  // agent = agent(...)`). get_action's copies in agents.py run every step. Traps: messages that
+  // are not actions, an evaluation rollout every 10 updates, a description for the log.
+  check_project(kDir.parent_path() / "crossfile_rollout_over_pipes", 2);
+}
+
 TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {
   // tests/fixtures/crossfile_module_constants/ (OpenAI-CLIP's `import config as CFG`, held-out round
   // 27; Kaggle-style `class CFG:`): num_workers read as settings.NUM_WORKERS, through an alias, by

@@ -102,6 +102,21 @@ std::string_view Model::Impl::instance_class(TSNode callee, int depth) const {
 
 TSNode Model::Impl::constructed_class(TSNode call) const {
   const TSNode fn = field(call, "function");
+  // A class picked under another name first (random-network-distillation's `agent = RNDAgent`,
+  // then `agent = agent(...)`): the class the name is bound to, when every such binding names the
+  // same one.
+  if (is(fn, "identifier")) {
+    const Bindings& b = bindings();
+    TSNode alias{};
+    if (const auto found = b.by_name.find(t(fn)); found != b.by_name.end())
+      for (size_t ai : found->second) {
+        const TSNode v = unparenthesized(all_assigns[ai].value);
+        if (!is(v, "identifier") && !is(v, "attribute")) continue;
+        if (t(v) == t(fn) || (!null(alias) && t(alias) != t(v))) return fn;
+        alias = v;
+      }
+    return null(alias) ? fn : alias;
+  }
   if (!is(fn, "attribute")) return fn;
   const std::string_view method = t(field(fn, "attribute"));
   if (method.starts_with("from_") || method == "load_from_checkpoint") return field(fn, "object");
@@ -657,6 +672,11 @@ void Model::Impl::find_steps() {
 // API), not an optimizer's, scheduler's or scaler's: the receiver is named for an environment, or
 // the call's result is unpacked into four names or more.
 bool Model::Impl::environment_step(const CallInfo& c) const {
+  // An action sent to an environment that a worker process steps (random-network-distillation's
+  // `parent_conn.send(action)` over a multiprocessing Pipe; `envs.step_async(actions)`).
+  if ((c.method == "send" || c.method == "step_async") && c.positional.size() == 1 && c.keywords.empty() &&
+      is(c.positional.front(), "identifier") && icontains(t(c.positional.front()), "action"))
+    return true;
   if (c.method != "step" || null(c.receiver) || optimizer_like(c.receiver)) return false;
   const std::string_view name = last_component(t(c.receiver));
   if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
@@ -704,6 +724,17 @@ void Model::Impl::find_rollout_loops() {
     if (!r) continue;
     auto it = loop_index.find(key(r->node));
     if (it == loop_index.end() || loops[it->second].step) continue;
+    // A loop over the workers or environments of one step (`for parent_conn, action in
+    // zip(parent_conns, actions): parent_conn.send(action)`) is part of the rollout step around it.
+    while (is(loops[it->second].node, "for_statement") && !outer.count(key(loops[it->second].node))) {
+      const TSNode over = iterable_base(field(loops[it->second].node, "right"), nullptr);
+      if (is(over, "call") && t(field(over, "function")) == "range") break;
+      const Frame* up = innermost_loop(loops[it->second].ctx);
+      if (!up || outer.count(key(up->node))) break;
+      const auto next = loop_index.find(key(up->node));
+      if (next == loop_index.end() || loops[next->second].step) break;
+      it = next;
+    }
     Loop& rollout = loops[it->second];
     // The rollout loop's own frames: the loop around it must run the update, with nothing
     // conditional (or a nested function) in between.
