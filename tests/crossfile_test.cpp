@@ -993,6 +993,15 @@ TEST(CrossFile, ARolloutThatSendsActionsToWorkerProcessesIsAStepLoop) {
   check_project(kDir.parent_path() / "crossfile_rollout_over_pipes", 2);
 }
 
+TEST(CrossFile, AnUnresolvedMethodThatIsAWholeStepRunsEveryStep) {
+  // tests/fixtures/crossfile_unresolved_step_method/ (decision-transformer's trainers, round 20): a
+  // subclass's train_step does its own backward and optimizer step; the base class's loop calls
+  // `self.train_step()`, and the subclass is picked from a table made at run time, so no call
+  // resolves. Its host copy runs every step. Traps: a step-shaped method no file names (dead
+  // code) and an evaluation step.
+  check_project(kDir.parent_path() / "crossfile_unresolved_step_method", 3);
+}
+
 TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {
   // tests/fixtures/crossfile_module_constants/ (OpenAI-CLIP's `import config as CFG`, held-out round
   // 27; Kaggle-style `class CFG:`): num_workers read as settings.NUM_WORKERS, through an alias, by

@@ -363,7 +363,6 @@ void Model::Impl::link_external() {
     external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
-  if (external.empty()) return;
   for (size_t e = 0; e < external.size(); ++e) {
     if (std::find(fn_external.begin(), fn_external.end(), static_cast<int>(e)) != fn_external.end()) continue;
     const std::string& name = external[e].function;
@@ -394,6 +393,28 @@ void Model::Impl::link_external() {
     if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_pass(fi)) continue;
     if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);
   }
+  // A method that does a whole training step itself, the backward pass and the optimizer step
+  // outside any loop (decision-transformer's SequenceTrainer.train_step, run by the base class's
+  // loop through `self.train_step()`), and that no code of this file calls: each call is a step.
+  if (!is_test_path(src.path()))
+    for (size_t f = 0; f < functions.size(); ++f) {
+      if (!functions[f].step_fn || fn_external[f] >= 0 || !callers[f].empty() || null(functions[f].cls)) continue;
+      if (functions[f].name.find("step") == std::string::npos || evaluation_pass(f)) continue;
+      // A base method every subclass overrides (its call was dispatched to them): never run.
+      if (std::find(dispatched_base.begin(), dispatched_base.end(), f) != dispatched_base.end()) continue;
+      bool backward = false, update = false;
+      for (size_t ci : calls_in(f)) {
+        if (!marker_calls[ci] || frames_have_loop(call_ctx[ci])) continue;
+        backward = backward || calls[ci].method == "backward";
+        update = update || calls[ci].method == "step";
+      }
+      // Called from somewhere: another file names it (dead code is not a step).
+      if (!backward || !update || (project && !project->mentioned_elsewhere(src.path(), functions[f].name))) continue;
+      external.push_back(StepEntry{functions[f].name, functions[f].name + "() is a whole training step (its own backward and optimizer step)",
+                                   false, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}});
+      fn_external[f] = static_cast<int>(external.size() - 1);
+    }
+  if (external.empty()) return;
   // A method of a class of this file called on a parameter that other files' steps bind to an
   // instance of it (`model.train(buffer)` with `buffer = PrioritizedReplayBuffer(opt)` in main.py,
   // then `replay_buffer.sample(...)` in train(): DRL-Pytorch, held-out round 31) runs with the step.
