@@ -189,6 +189,19 @@ Origin host_origin(const Model& model, TSNode expr) {
       if (!ts::is(expr, "attribute")) return {};
       continue;
     }
+    // Arithmetic with a number keeps a host tensor on the host (`torch.ones(shape) * -1`:
+    // retinanet's FocalLoss targets, held-out round 12).
+    if (ts::is(expr, "binary_operator")) {
+      const auto number = [](TSNode n) {
+        if (ts::is(n, "unary_operator")) n = ts::field(n, "argument");
+        return ts::is(n, "integer") || ts::is(n, "float");
+      };
+      const TSNode left = ts::field(expr, "left"), right = ts::field(expr, "right");
+      if (number(right) && !number(left)) expr = left;
+      else if (number(left) && !number(right)) expr = right;
+      else return {};
+      continue;
+    }
     const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
     if (!c) return {};
     if (c->qualname.empty() && keeps_place(c->method)) {
