@@ -674,9 +674,15 @@ void Model::Impl::find_steps() {
 bool Model::Impl::environment_step(const CallInfo& c) const {
   // An action sent to an environment that a worker process steps (random-network-distillation's
   // `parent_conn.send(action)` over a multiprocessing Pipe; `envs.step_async(actions)`).
-  if ((c.method == "send" || c.method == "step_async") && c.positional.size() == 1 && c.keywords.empty() &&
-      is(c.positional.front(), "identifier") && icontains(t(c.positional.front()), "action"))
-    return true;
+  // So is `("step", action)` sent over the Pipe (Super-mario-bros-PPO, recurrent-ppo's workers).
+  if ((c.method == "send" || c.method == "step_async") && c.positional.size() == 1 && c.keywords.empty()) {
+    const TSNode a = c.positional.front();
+    if (is(a, "identifier") && icontains(t(a), "action")) return true;
+    if (is(a, "tuple") && ts_node_named_child_count(a) == 2) {
+      const std::string_view first = t(ts_node_named_child(a, 0));
+      if (first == "\"step\"" || first == "'step'") return true;
+    }
+  }
   if (c.method != "step" || null(c.receiver) || optimizer_like(c.receiver)) return false;
   const std::string_view name = last_component(t(c.receiver));
   if (icontains(name, "sched") || icontains(name, "lr_") || icontains(name, "scaler")) return false;
