@@ -42,4 +42,27 @@ bool names_base(std::string_view bases, std::string_view base);
 // test, an alias. Text level (a mention in a string counts).
 bool names_as_value(std::string_view text, std::string_view name);
 
+// One import statement: `from ..utils import misc, meters` -> level 2, module "utils", names
+// {misc, meters}; `import a.b as c` -> level 0, module "a.b", no names. Text level: a statement
+// continued in parentheses or after a backslash is joined first.
+struct ImportStatement {
+  int level = 0;
+  std::string module;
+  std::vector<std::string> names;
+  std::vector<std::string> bound;  // the name each of `names` is bound to (`c as d` -> d)
+};
+// `from pkg.mod import ...` / `import pkg.mod` for a module whose file stem is `stem`.
+bool from_module(const ImportStatement& s, std::string_view stem);
+// `from pkg import mod`: the module itself, as a name.
+bool names_module(const ImportStatement& s, std::string_view stem);
+// The import statements of `text`, parsed into ImportStatement.
+std::vector<ImportStatement> import_statements(std::string_view text);
+// A test file by its path relative to the root: any directory on the way named like tests, or
+// is_test_path's names.
+bool test_file(std::string_view rel);
+// The path of `f` relative to `root` (f lies under it).
+std::string_view relative_to(const std::string& f, const std::string& root);
+// `def name` or `class name` at the start of a line of `text` (any indentation). Text level.
+bool defines(std::string_view text, std::string_view name);
+
 }  // namespace perflint::project_text
