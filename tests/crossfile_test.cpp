@@ -1002,6 +1002,15 @@ TEST(CrossFile, AnUnresolvedMethodThatIsAWholeStepRunsEveryStep) {
   check_project(kDir.parent_path() / "crossfile_unresolved_step_method", 3);
 }
 
+TEST(CrossFile, ALoaderHandedOnByTrainAndEvaluateFeedsTheStep) {
+  // tests/fixtures/crossfile_loader_through_train_and_evaluate/ (Teacher-free-KD's CS230 template,
+  // held-out round 41): main.py hands fetch_dataloader's result to train_kd.train_and_evaluate,
+  // which hands it on to train(), whose step loop iterates it; the name says "evaluate" but the
+  // function trains too. The factory is also called for evaluation. Trap: a loader that only an
+  // evaluation function (run_evaluation) receives.
+  check_project(kDir.parent_path() / "crossfile_loader_through_train_and_evaluate", 4);
+}
+
 TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {
   // tests/fixtures/crossfile_module_constants/ (OpenAI-CLIP's `import config as CFG`, held-out round
   // 27; Kaggle-style `class CFG:`): num_workers read as settings.NUM_WORKERS, through an alias, by

@@ -515,7 +515,9 @@ std::vector<FunctionSummary> Model::function_summaries() const {
     bool changed = false;
     for (size_t fi = 0; fi < impl_->functions.size(); ++fi) {
       const auto& f = impl_->functions[fi];
-      if (!null(f.cls) || Impl::evaluation_name(out[fi].name)) continue;
+      // (`train_and_evaluate(model, train_loader, val_loader, ...)` trains too: Teacher-free-KD, held-out
+      // round 41.)
+      if (!null(f.cls) || (Impl::evaluation_name(out[fi].name) && !icontains(out[fi].name, "train"))) continue;
       for (size_t ci : impl_->calls_in(fi)) {
         const CallInfo& c = impl_->calls[ci];
         if (!is(c.function, "identifier")) continue;
@@ -749,7 +751,8 @@ std::vector<SteppedResult> Model::stepped_results(const std::vector<FunctionSumm
           local ? local : impl_->project->project_function(impl_->src.path(), cls ? target + ".__init__" : target, nullptr);
       if (!callee || callee->iterated_params.empty()) continue;
       const bool method = !callee->params.empty() && callee->params.front() == "self";
-      if (!cls && (method || !callee->has_step_loop)) continue;
+      // (A function whose step loop iterates the parameter, or hands it to one: iterated_params.)
+      if (!cls && method) continue;
       const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
       const TSNode scope = impl_->call_ctx[ci].function;
       for (int idx : callee->iterated_params) {
