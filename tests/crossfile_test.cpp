@@ -1008,7 +1008,9 @@ TEST(CrossFile, ALoaderHandedOnByTrainAndEvaluateFeedsTheStep) {
   // which hands it on to train(), whose step loop iterates it; the name says "evaluate" but the
   // function trains too. The factory is also called for evaluation. Trap: a loader that only an
   // evaluation function (run_evaluation) receives.
-  check_project(kDir.parent_path() / "crossfile_loader_through_train_and_evaluate", 4);
+  // main_split.py: the CS230 shape, both loaders built and one returned by `if types == "train":
+  // dl = trainloader`; the dev loader is the trap.
+  check_project(kDir.parent_path() / "crossfile_loader_through_train_and_evaluate", 5);
 }
 
 TEST(CrossFile, ConstantsOfASettingsModuleAndNamespaceClassesAreKnownValues) {

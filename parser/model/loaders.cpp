@@ -340,7 +340,21 @@ void Model::Impl::collect_loaders() {
       d.variable = std::string(t(field(parent, "left")));
       // Built in a function that returns it (alone or in a tuple): the caller's name for it.
       if (is(field(parent, "left"), "identifier") && !null(fn)) {
-        const int index = returned_index(fn, t(field(parent, "left")));
+        int index = returned_index(fn, t(field(parent, "left")));
+        // Returned under another name, picked in a branch (the CS230 template's `if types ==
+        // 'train': dl = trainloader` / `else: dl = devloader`, then `return dl`: Teacher-free-KD,
+        // held-out round 41): the training one is what a step iterates; one named for evaluation is not.
+        if (index == kNotReturned && !icontains(d.variable, "val") && !icontains(d.variable, "test") &&
+            !icontains(d.variable, "eval") && !icontains(d.variable, "dev"))
+          for (const Assign& a : all_assigns) {
+            if (!ts::same(a.ctx.function, fn) || !is(a.target, "identifier") || !is(a.value, "identifier") ||
+                t(a.value) != d.variable || ts_node_start_byte(a.statement) < ts_node_end_byte(parent))
+              continue;
+            if (const int via = returned_index(fn, t(a.target)); via != kNotReturned) {
+              index = via;
+              break;
+            }
+          }
         returned_at = index;
         if (index != kNotReturned) {
           std::string caller_name = bound_to_result(fn, index);
