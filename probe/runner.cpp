@@ -20,6 +20,8 @@
 #include <fstream>
 #include <set>
 
+#include "util/io.hpp"
+
 namespace perflint::probe {
 namespace {
 
@@ -75,8 +77,9 @@ std::vector<Child> own_children() {
     char* end = nullptr;
     const long pid = std::strtol(ent->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    std::ifstream stat(std::string("/proc/") + ent->d_name + "/stat");
-    std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // (Not an ifstream: the process may end between the open and the read, which then fails with
+    // ESRCH, and a filebuf throws from underflow on that: a SIGTERM'd probe exited 2, not 3.)
+    const std::string all = read_text_upto(std::string("/proc/") + ent->d_name + "/stat", 4096);
     // pid (comm) state ppid ...: comm may hold spaces and parentheses, so parse from the last ')'.
     const auto open = all.find('(');
     const auto close = all.rfind(')');

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,26 @@ struct Fd {
   }
 };
 }  // namespace
+
+std::string read_fd_text(int fd, size_t max_size) {
+  std::string out;
+  char buf[4096];
+  while (out.size() < max_size) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_size - out.size()));
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;  // the end, or an error (ESRCH from a /proc file whose process ended): what was read
+  }
+  return out;
+}
+
+std::string read_text_upto(const std::string& path, size_t max_size) {
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  return f.fd < 0 ? std::string() : read_fd_text(f.fd, max_size);
+}
 
 FileRead read_whole_file(const std::string& path, uint64_t max_size) {
   FileRead r;
