@@ -6,6 +6,15 @@
 
 namespace perflint {
 
+namespace {
+
+// A loader's name says it is for evaluation (`val_loader`, `test_dl`, `eval_iter`).
+bool named_for_evaluation(std::string_view name) {
+  return icontains(name, "val") || icontains(name, "test") || icontains(name, "eval");
+}
+
+}  // namespace
+
 TSNode Model::Impl::iterable_base(TSNode e, bool* enumerated) const {
   for (int guard = 0; guard < 8 && is(e, "call"); ++guard) {
     TSNode fn = field(e, "function");
@@ -344,8 +353,7 @@ void Model::Impl::collect_loaders() {
         // Returned under another name, picked in a branch (the CS230 template's `if types ==
         // 'train': dl = trainloader` / `else: dl = devloader`, then `return dl`: Teacher-free-KD,
         // held-out round 41): the training one is what a step iterates; one named for evaluation is not.
-        if (index == kNotReturned && !icontains(d.variable, "val") && !icontains(d.variable, "test") &&
-            !icontains(d.variable, "eval") && !icontains(d.variable, "dev"))
+        if (index == kNotReturned && !named_for_evaluation(d.variable) && !icontains(d.variable, "dev"))
           for (const Assign& a : all_assigns) {
             if (!ts::same(a.ctx.function, fn) || !is(a.target, "identifier") || !is(a.value, "identifier") ||
                 t(a.value) != d.variable || ts_node_start_byte(a.statement) < ts_node_end_byte(parent))
@@ -725,7 +733,7 @@ void Model::Impl::collect_loaders() {
   for (auto& d : loaders) {
     if (step_fed) break;
     if (!d.loops.empty() || step_loop_nodes.size() != 1 || d.discarded || d.variable == "_") continue;
-    if (icontains(d.variable, "val") || icontains(d.variable, "test") || icontains(d.variable, "eval")) continue;
+    if (named_for_evaluation(d.variable)) continue;
     // Nor one built in an evaluation function (crnn.pytorch's `def val(net, dataset, ...)`, which
     // builds its loader and reads it with `val_iter.next()`; held-out round 38), unless it trains too
     // (continual-learning's `train_and_evaluate`).
