@@ -123,6 +123,29 @@ bool FileProjectContext::holds_step_loop(const std::string& from_file, const std
   return false;
 }
 
+std::vector<std::pair<std::string, const std::vector<CallArguments>*>> FileProjectContext::importer_calls(
+    const fs::path& self, const std::string& root, std::string_view function, bool* reexported) {
+  std::vector<std::pair<std::string, const std::vector<CallArguments>*>> out;
+  const std::string stem = self.stem().string();
+  for (const std::string& other : importers_naming(self.string(), function)) {
+    if (test_file(relative_to(other, root))) continue;  // a test passes what it tests
+    // Only files that import the name from this module (or the module itself) call this function.
+    const std::vector<ImportStatement> imports = import_statements(text_of(other));
+    if (std::none_of(imports.begin(), imports.end(),
+                     [&](const ImportStatement& s) { return from_module(s, stem) || names_module(s, stem); })) {
+      if (reexported) *reexported = true;  // through a re-export: not followed
+      continue;
+    }
+    // Each importer's calls of the function are parsed once, whichever parameter is asked.
+    const std::string calls_key = other + "\n" + std::string(function);
+    auto calls = call_arguments_.find(calls_key);
+    if (calls == call_arguments_.end())
+      calls = call_arguments_.emplace(calls_key, call_arguments(other, text_of(other), this, function)).first;
+    out.emplace_back(other, &calls->second);
+  }
+  return out;
+}
+
 std::optional<std::vector<std::optional<OptionDefault>>> FileProjectContext::argument_values(
     const std::string& file, std::string_view function, std::string_view param, int index) {
   std::error_code ec;
@@ -134,28 +157,39 @@ std::optional<std::vector<std::optional<OptionDefault>>> FileProjectContext::arg
   const std::string key = self.string() + "\n" + std::string(function) + "\n" + std::string(param);
   if (auto done = argument_values_.find(key); done != argument_values_.end()) return done->second;
   argument_values_[key] = std::nullopt;
-  const std::string stem = self.stem().string();
   std::vector<std::optional<OptionDefault>> all;
-  for (const std::string& other : importers_naming(self.string(), function)) {
-    if (test_file(relative_to(other, root))) continue;  // a test passes what it tests
-    // Only files that import the name from this module (or the module itself) call this function.
-    const std::vector<ImportStatement> imports = import_statements(text_of(other));
-    if (std::none_of(imports.begin(), imports.end(),
-                     [&](const ImportStatement& s) { return from_module(s, stem) || names_module(s, stem); }))
-      return std::nullopt;  // through a re-export: not followed
-    // Each importer's calls of the function are parsed once, whichever parameter is asked.
-    const std::string calls_key = other + "\n" + std::string(function);
-    auto calls = call_arguments_.find(calls_key);
-    if (calls == call_arguments_.end())
-      calls = call_arguments_.emplace(calls_key, call_arguments(other, text_of(other), this, function)).first;
-    for (const CallArguments& c : calls->second) {
+  bool reexported = false;
+  for (const auto& [other, calls] : importer_calls(self, root, function, &reexported))
+    for (const CallArguments& c : *calls) {
       std::optional<OptionDefault> passed = c.passes(param, index);
       if (passed) passed->dest = other, passed->line = c.line;
       all.push_back(std::move(passed));
     }
-  }
+  if (reexported) return std::nullopt;
   if (all.empty()) return std::nullopt;
   return argument_values_[key] = all;
+}
+
+std::vector<std::string> FileProjectContext::handed_functions(const std::string& file, std::string_view function,
+                                                              std::string_view param, int index) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  // Memoised; asked again while it is being answered (a cycle of importers): none.
+  const std::string key = self.string() + "\n" + std::string(function) + "\n" + std::string(param);
+  if (auto done = handed_functions_.find(key); done != handed_functions_.end()) return done->second;
+  handed_functions_[key] = {};
+  std::vector<std::string> out;
+  const std::string position = "#" + std::to_string(index);
+  for (const auto& [other, calls] : importer_calls(self, root, function))
+    for (const CallArguments& c : *calls)
+      for (const auto& [k, fn] : c.handed)
+        if (k == param || (index >= 0 && k == position))
+          if (std::string q = root_name(root, other, fn);
+              !q.empty() && std::find(out.begin(), out.end(), q) == out.end())
+            out.push_back(std::move(q));
+  return handed_functions_[key] = out;
 }
 
 bool FileProjectContext::importers_cannot_name(const std::string& file, std::string_view name) {

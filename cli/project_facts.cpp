@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 12";
+constexpr std::string_view kFactsVersion = "project-facts 13";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 
@@ -43,6 +43,8 @@ void write_entry(serial::Out& o, const StepEntry& e) {
   write_strings(o, e.non_none_keywords);
   o.n(e.arg_classes.size());
   for (const auto& [k, cls] : e.arg_classes) o.str(k), o.str(cls);
+  o.n(e.arg_functions.size());
+  for (const auto& [k, fn] : e.arg_functions) o.str(k), o.str(fn);
   o.n(e.batch_positional.size());
   for (uint32_t p : e.batch_positional) o.n(p);
   write_strings(o, e.batch_keywords);
@@ -73,6 +75,11 @@ StepEntry read_entry(serial::In& in) {
   for (uint64_t i = 0; in.ok && i < classes; ++i) {
     std::string k = in.str();
     e.arg_classes.emplace_back(std::move(k), in.str());
+  }
+  const uint64_t functions = in.n();
+  for (uint64_t i = 0; in.ok && i < functions; ++i) {
+    std::string k = in.str();
+    e.arg_functions.emplace_back(std::move(k), in.str());
   }
   const uint64_t batches = in.n();
   for (uint64_t i = 0; in.ok && i < batches; ++i) e.batch_positional.push_back(in.n32());

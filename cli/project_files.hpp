@@ -69,6 +69,8 @@ class FileProjectContext final : public ProjectContext {
   std::optional<std::vector<std::optional<OptionDefault>>> argument_values(const std::string& file,
                                                                            std::string_view function,
                                                                            std::string_view param, int index) override;
+  std::vector<std::string> handed_functions(const std::string& file, std::string_view function, std::string_view param,
+                                            int index) override;
   std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
                                                                 const std::string& module) override;
   std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
@@ -169,6 +171,15 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, std::vector<std::pair<const ModuleSummary*, std::string>>> step_methods_;
   std::map<std::string, std::optional<std::vector<std::optional<OptionDefault>>>> argument_values_;  // argument_values
   std::map<std::string, std::vector<CallArguments>> call_arguments_;  // importer + function -> its calls
+  std::map<std::string, std::vector<std::string>> handed_functions_;  // handed_functions
+  // The calls of `self`'s function `function` in the project files (not tests) that import it from
+  // its module, per importer (call_arguments, parsed once). `*reexported` says whether an importer
+  // that names the function imports it through another module (not followed). Caller holds mu_.
+  std::vector<std::pair<std::string, const std::vector<CallArguments>*>> importer_calls(
+      const std::filesystem::path& self, const std::string& root, std::string_view function, bool* reexported = nullptr);
+  // `name` (a dotted name as `caller` spells it) resolved and named from `root` ("pkg.mod.Class"),
+  // or empty when it is not a definition of a project module. Caller holds mu_.
+  std::string root_name(const std::string& root, const std::string& caller, const std::string& name);
   // `from solver import Solver` that no directory from the importer up to the root resolves: the
   // project's one module of that dotted name (`src/solver/solver.py`, on a PYTHONPATH a shell script
   // sets, or a sys.path entry an `_init_paths.py` adds), when exactly one candidate outside tests is

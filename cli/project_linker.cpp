@@ -504,6 +504,12 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
   keep_common(same->non_none_positional, e.non_none_positional);
   keep_common(same->non_none_keywords, e.non_none_keywords);
   keep_common(same->arg_classes, e.arg_classes);
+  // A function handed in by any call may be the one the run calls.
+  for (auto& f : e.arg_functions)
+    if (std::find(same->arg_functions.begin(), same->arg_functions.end(), f) == same->arg_functions.end()) {
+      same->arg_functions.push_back(f);
+      changed = true;
+    }
   keep_common(same->batch_positional, e.batch_positional);
   keep_common(same->batch_keywords, e.batch_keywords);
   if (e.cuda && !same->cuda) {
@@ -515,6 +521,17 @@ bool merge_entry(std::vector<StepEntry>& entries, StepEntry e) {
 }
 
 }  // namespace
+
+std::string FileProjectContext::root_name(const std::string& root, const std::string& caller, const std::string& name) {
+  const auto where = resolve_target(root, caller, name);
+  if (!where || where->second.empty()) return {};
+  std::string mod = fs::path(where->first).lexically_relative(root).replace_extension().generic_string();
+  if (mod == "__init__") return {};
+  if (mod.ends_with("/__init__")) mod.resize(mod.size() - 9);
+  if (mod.empty() || mod.starts_with("..")) return {};
+  std::replace(mod.begin(), mod.end(), '/', '.');
+  return mod + "." + where->second;
+}
 
 void FileProjectContext::link_root(const std::string& root) {
   if (store_) load_facts(root);
@@ -552,17 +569,13 @@ void FileProjectContext::link_root(const std::string& root) {
       const std::string hop = shown + ":" + std::to_string(c.line);
       StepEntry e{r->second, c.path.empty() ? hop : c.path + " → " + hop, c.cuda, c.keywords, c.positional,
                   c.opaque_args, c.host_args, default_device, c.loss_positional, c.loss_keywords, c.keyword_truths,
-                  c.non_none_positional, c.non_none_keywords, {}, c.batch_positional, c.batch_keywords};
-      // Classes of the arguments, named from the root so that the callee's file can resolve them.
+                  c.non_none_positional, c.non_none_keywords, {}, {}, c.batch_positional, c.batch_keywords};
+      // Classes and functions of the arguments, named from the root so that the callee's file can
+      // resolve them.
       for (const auto& [key, cls] : c.arg_classes)
-        if (const auto where = resolve_target(root, file, cls); where && !where->second.empty()) {
-          std::string mod = fs::path(where->first).lexically_relative(root).replace_extension().generic_string();
-          if (mod == "__init__") continue;
-          if (mod.ends_with("/__init__")) mod.resize(mod.size() - 9);
-          if (mod.empty() || mod.starts_with("..")) continue;
-          std::replace(mod.begin(), mod.end(), '/', '.');
-          e.arg_classes.emplace_back(key, mod + "." + where->second);
-        }
+        if (std::string q = root_name(root, file, cls); !q.empty()) e.arg_classes.emplace_back(key, std::move(q));
+      for (const auto& [key, fn] : c.arg_functions)
+        if (std::string q = root_name(root, file, fn); !q.empty()) e.arg_functions.emplace_back(key, std::move(q));
       // A path through more files than kMaxDepth is not followed further.
       size_t hops = 0;
       for (size_t at = e.path.find(" → "); at != std::string::npos; at = e.path.find(" → ", at + 1)) ++hops;
@@ -665,6 +678,8 @@ std::string FileProjectContext::fingerprint(const std::string& file, std::string
     for (const auto& k : e.non_none_keywords) out.append(" ").append(k);
     out.append(" classes");
     for (const auto& [k, cls] : e.arg_classes) out.append(" ").append(k).append("=").append(cls);
+    out.append(" handed");
+    for (const auto& [k, fn] : e.arg_functions) out.append(" ").append(k).append("=").append(fn);
     out.append(" batch");
     for (uint32_t p : e.batch_positional) out.append(" ").append(std::to_string(p));
     for (const auto& k : e.batch_keywords) out.append(" ").append(k);

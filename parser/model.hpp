@@ -125,6 +125,9 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const SourceFile& source() const;
+  // The functions of the project `e` may hold (handed over uncalled, or called through a name):
+  // see Model::Impl::handed_functions.
+  std::vector<std::string> handed_functions(TSNode e) const;
   std::string_view text(TSNode n) const;
   const std::vector<TSNode>& nodes_of_kind(std::string_view kind) const;
 

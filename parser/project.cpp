@@ -135,8 +135,14 @@ std::vector<CallArguments> call_arguments(const std::string& path, const std::st
     a.line = source->position(ts_node_start_byte(c.node)).line;
     a.opaque = c.star_args || c.unresolved_kwargs;
     if (a.opaque) continue;
-    for (TSNode p : c.positional) a.positional.push_back(value(p));
-    for (const Argument& k : c.keywords) a.keywords.emplace_back(k.name, value(k.value));
+    for (TSNode p : c.positional) {
+      a.positional.push_back(value(p));
+      for (std::string& q : model.handed_functions(p)) a.handed.emplace_back("#" + std::to_string(a.positional.size() - 1), std::move(q));
+    }
+    for (const Argument& k : c.keywords) {
+      a.keywords.emplace_back(k.name, value(k.value));
+      for (std::string& q : model.handed_functions(k.value)) a.handed.emplace_back(k.name, std::move(q));
+    }
   }
   return out;
 }

@@ -117,6 +117,10 @@ struct StepCall {
   // `replay_buffer = utils.ReplayBuffer(...)`): "#0" for the first positional, else the keyword, with
   // the class's qualified name as the caller spells it ("utils.ReplayBuffer").
   std::vector<std::pair<std::string, std::string>> arg_classes;
+  // Arguments that are functions of the project handed over uncalled (`train(model, loss_fn)` with
+  // `loss_fn = smoothed_loss`, imported): "#0" or the keyword, with each function the argument may be
+  // (every binding of the name the defaults leave on), as the caller spells it ("losses.smoothed_loss").
+  std::vector<std::pair<std::string, std::string>> arg_functions;
   // The arguments that are the step loop's batch (`batch = to_device(batch, device)`), by position
   // and by keyword: in the callee, the parameter is the batch, its copies to the GPU are PFL103's.
   std::vector<uint32_t> batch_positional;
@@ -148,6 +152,10 @@ struct StepEntry {
   // named from the project root ("utils.ReplayBuffer", "pkg.buffers.Replay"): a method called on
   // the parameter runs there.
   std::vector<std::pair<std::string, std::string>> arg_classes;
+  // Parameters some call binds to a function of the project (see StepCall), named from the project
+  // root ("losses.smoothed_loss"): calling the parameter in the step runs it. Merged over the calls
+  // (any of them may be the run's).
+  std::vector<std::pair<std::string, std::string>> arg_functions;
   // Where every call passes the step loop's batch (see StepCall).
   std::vector<uint32_t> batch_positional;
   std::vector<std::string> batch_keywords;
@@ -440,6 +448,18 @@ class ProjectContext {
     (void)index;
     return std::nullopt;
   }
+  // The functions of the project that the calls of `file`'s module-level function `function` in the
+  // files that import it hand over for `param` (positional `index`), uncalled (CallArguments::handed):
+  // `train_and_evaluate(model, loader, optimizer, loss_fn)` with `loss_fn = smoothed_loss` in main.py.
+  // Named from the project root ("losses.smoothed_loss"). Empty when none or not known.
+  virtual std::vector<std::string> handed_functions(const std::string& file, std::string_view function,
+                                                    std::string_view param, int index) {
+    (void)file;
+    (void)function;
+    (void)param;
+    (void)index;
+    return {};
+  }
   virtual bool importers_cannot_name(const std::string& file, std::string_view name) {
     (void)file;
     (void)name;
@@ -539,6 +559,9 @@ struct CallArguments {
   bool opaque = false;  // unpacks *args or an unknown **kwargs: what it passes is not known
   std::vector<OptionDefault> positional;
   std::vector<std::pair<std::string, OptionDefault>> keywords;
+  // Functions of the project it hands over uncalled (Model::handed_functions): "#0" or the keyword,
+  // with the function as the calling file spells it.
+  std::vector<std::pair<std::string, std::string>> handed;
   // What it passes for parameter `param` at positional `index` (-1: keyword only): nullopt where it
   // leaves it out (the default), Kind::Unknown where that is not known.
   std::optional<OptionDefault> passes(std::string_view param, int index) const;

@@ -1002,6 +1002,15 @@ TEST(CrossFile, AnUnresolvedMethodThatIsAWholeStepRunsEveryStep) {
   check_project(kDir.parent_path() / "crossfile_unresolved_step_method", 3);
 }
 
+TEST(CrossFile, AFunctionHandedToAnotherFilesStepRunsEveryStep) {
+  // tests/fixtures/crossfile_step_callback/ (the CS230 template's loss functions, Teacher-free-KD of
+  // held-out round 41): main.py picks a loss function by a JSON value and hands it, uncalled, to
+  // trainer.train_and_evaluate, which hands it on to train(), whose step calls it. Both functions the
+  // name may hold copy a host tensor every step. Traps: a function handed over for evaluation only,
+  // one called every 100 steps, and one bound only in a branch the defaults switch off.
+  check_project(kDir.parent_path() / "crossfile_step_callback", 4);
+}
+
 TEST(CrossFile, ALoaderHandedOnByTrainAndEvaluateFeedsTheStep) {
   // tests/fixtures/crossfile_loader_through_train_and_evaluate/ (Teacher-free-KD's CS230 template,
   // held-out round 41): main.py hands fetch_dataloader's result to train_kd.train_and_evaluate,

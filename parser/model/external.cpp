@@ -361,7 +361,7 @@ void Model::Impl::link_external() {
     if (name == "training_step" && lightning && !hf) path = "Lightning calls training_step() every step";
     else if (hf) path = "the Hugging Face Trainer calls " + name + "() every step";
     else continue;
-    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}});
+    external.push_back(StepEntry{name, path, true, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}, {}});
     fn_external[f] = static_cast<int>(external.size() - 1);
   }
   for (size_t e = 0; e < external.size(); ++e) {
@@ -412,7 +412,7 @@ void Model::Impl::link_external() {
       // Called from somewhere: another file names it (dead code is not a step).
       if (!backward || !update || (project && !project->mentioned_elsewhere(src.path(), functions[f].name))) continue;
       external.push_back(StepEntry{functions[f].name, functions[f].name + "() is a whole training step (its own backward and optimizer step)",
-                                   false, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}});
+                                   false, {}, 0, true, false, false, {}, {}, {}, {}, {}, {}, {}, {}, {}});
       fn_external[f] = static_cast<int>(external.size() - 1);
     }
   if (external.empty()) return;

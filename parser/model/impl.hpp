@@ -504,6 +504,11 @@ struct Model::Impl {
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string annotated_class(TSNode name) const;
   std::string argument_class(TSNode arg) const;
+  // The functions of the project that `e` may hold, called or handed on uncalled: one it names (of
+  // another module, as this file's imports spell it, or of this file, by the module's stem), every
+  // one a name is bound to (the bindings the defaults leave on), and for a parameter what the calls
+  // that run its function hand it (this file's callers; another file's step, StepEntry::arg_functions).
+  std::vector<std::string> handed_functions(TSNode e, int depth = 0) const;
   // The parameters (indices into params) function `fi` copies to the GPU: `x.cuda()`, `x.to(device)`.
   std::vector<int> copied_params(size_t fi) const;
   // Model::reaching_value.

@@ -7,6 +7,75 @@
 
 namespace perflint {
 
+std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) const {
+  // A handful: a table of losses picked by a flag has a few entries, a name bound in every branch too.
+  static constexpr size_t kMaxFunctions = 6;
+  std::vector<std::string> out;
+  e = unparenthesized(e);
+  if (depth > 3 || !project || (!is(e, "identifier") && !is(e, "attribute"))) return out;
+  const auto add = [&out](std::string q) {
+    if (!q.empty() && out.size() < kMaxFunctions && std::find(out.begin(), out.end(), q) == out.end())
+      out.push_back(std::move(q));
+  };
+  // The function of the project `v` names: a top-level def of this file (by the module's stem, as an
+  // importer names it), or a function (not a class) of another module.
+  const auto named = [&](TSNode v) -> std::string {
+    v = unparenthesized(v);
+    if (is(v, "identifier"))
+      if (const auto it = functions_by_name.find(t(v)); it != functions_by_name.end()) {
+        const std::string stem = std::filesystem::path(src.path()).stem().string();
+        for (size_t fi : it->second)
+          if (null(functions[fi].cls) && null(function_containing(functions[fi].node)) && !stem.empty() &&
+              stem != "__init__" && stem != "__main__")
+            return stem + "." + functions[fi].name;
+        return {};
+      }
+    if (!is(v, "identifier") && !is(v, "attribute")) return {};
+    std::string q = qualname_of(v);
+    if (q.empty() || !project_qualname(q)) return {};
+    const ModuleSummary* module = nullptr;
+    return project->project_function(src.path(), q, &module) ? q : std::string();
+  };
+  if (std::string q = named(e); !q.empty()) {
+    add(std::move(q));
+    return out;
+  }
+  if (!is(e, "identifier")) return out;
+  // A parameter not bound again in its function: what the calls that run the function hand it.
+  if (const TSNode fn = function_containing(e); !null(fn)) {
+    const size_t fi = function_index(fn);
+    const long at = fi == SIZE_MAX ? -1 : call_position(functions[fi], t(e));
+    if (at >= 0) {
+      if (bindings().assigns.count(scope_key(fn, t(e)))) return out;
+      if (const StepEntry* x = entry_of(fi); x && !x->opaque_args)
+        for (const auto& [key, q] : x->arg_functions)
+          if (key == t(e) || key == "#" + std::to_string(at)) add(q);
+      // A module-level function called from other files (`train_and_evaluate(..., loss_fn, ...)` in
+      // the script that imports it).
+      if (null(functions[fi].cls) && null(function_containing(fn)))
+        for (std::string& q : project->handed_functions(src.path(), functions[fi].name, t(e), static_cast<int>(at)))
+          add(std::move(q));
+      if (fi < callers.size())
+        for (size_t ci : callers[fi]) {
+          const CallInfo& c = calls[ci];
+          if (c.star_args || c.unresolved_kwargs) continue;
+          if (const TSNode arg = c.arg(t(e), static_cast<int>(at)); !null(arg))
+            for (std::string& q : handed_functions(arg, depth + 1)) add(std::move(q));
+        }
+      return out;
+    }
+  }
+  // A name bound to functions: each binding the defaults leave on (`if params.smooth: loss_fn =
+  // smoothed_loss` / `else: loss_fn = plain_loss`: either runs in some launch).
+  for_each_built_from(e, [&](TSNode v) {
+    add(named(v));
+    return false;
+  });
+  return out;
+}
+
+std::vector<std::string> Model::handed_functions(TSNode e) const { return impl_->handed_functions(e); }
+
 std::vector<StepCall> Model::step_calls() const {
   // Positional parameters a `*batch` argument is taken to fill (a step method's are a handful).
   static constexpr uint32_t kMaxUnpacked = 16;
@@ -23,9 +92,18 @@ std::vector<StepCall> Model::step_calls() const {
     // The call's own target, a step method handed to it, and the overrides of `self.method()` in
     // subclasses of other files.
     const size_t n_foreign = foreign == impl_->foreign_overrides.end() ? 0 : foreign->second.size();
-    for (size_t which = 0; which < 2 + n_foreign; ++which) {
+    // A call of a name that holds a function of another module (`loss = loss_fn(out, y)` with the
+    // loss function handed in by the script, or picked by a flag): each function it may hold.
+    std::vector<std::string> held;
+    if (own.empty() && is(c.function, "identifier") && !impl_->functions_by_name.count(text(c.function)) &&
+        step_context(c.node).per_step())
+      held = impl_->handed_functions(c.function);
+    for (size_t which = 0; which < 2 + n_foreign + held.size(); ++which) {
       const bool referenced = which == 1;
-      std::string target = which == 0 ? own : referenced ? handed : foreign->second[which - 2].second;
+      std::string target = which == 0 ? own
+                           : referenced ? handed
+                           : which < 2 + n_foreign ? foreign->second[which - 2].second
+                                                   : held[which - 2 - n_foreign];
       if (target.empty()) continue;
       const StepContext sc = step_context(c.node);
       // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
@@ -34,7 +112,7 @@ std::vector<StepCall> Model::step_calls() const {
       if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
       StepCall s;
       s.target = std::move(target);
-      if (which >= 2) s.file = foreign->second[which - 2].first;
+      if (which >= 2 && which < 2 + n_foreign) s.file = foreign->second[which - 2].first;
       s.line = impl_->src.position(ts_node_start_byte(c.node)).line;
       s.path = sc.reached_from;
       s.cuda = cuda;
@@ -88,6 +166,7 @@ std::vector<StepCall> Model::step_calls() const {
           if (non_none(a, 0)) s.non_none_positional.push_back(at);
           if (!scattered && batch_arg(a)) s.batch_positional.push_back(at);
           if (std::string q = impl_->argument_class(a); !q.empty()) s.arg_classes.emplace_back("#" + std::to_string(i), std::move(q));
+          for (std::string& q : impl_->handed_functions(a)) s.arg_functions.emplace_back("#" + std::to_string(i), std::move(q));
         }
         const TSNode in = impl_->function_containing(c.node);
         for (const Argument& a : c.keywords) {
@@ -98,6 +177,7 @@ std::vector<StepCall> Model::step_calls() const {
           if (const std::optional<bool> truth = impl_->eval(a.value, in, 0).truthy())
             s.keyword_truths.emplace_back(a.name, *truth);
           if (std::string q = impl_->argument_class(a.value); !q.empty()) s.arg_classes.emplace_back(a.name, std::move(q));
+          for (std::string& q : impl_->handed_functions(a.value)) s.arg_functions.emplace_back(a.name, std::move(q));
         }
       }
       if (!s.path.empty() && !cuda)
