@@ -953,6 +953,10 @@ struct Model::Impl {
   std::string_view object_class(TSNode receiver) const;
   // The X of each `next(X)` in loop `l` (X a name or an attribute), in order, until `visit` says stop.
   void for_each_next_source(const Loop& l, const std::function<bool(TSNode)>& visit) const;
+  // The iterator a call draws the next item of: `next(it)` (also with a default), and the method
+  // spellings `it.next()` (PyTorch < 1.13 loader iterators, Python 2 style) and `it.__next__()` on a
+  // name bound from `iter(...)` or named for an iterator or a loader. Null for any other call.
+  TSNode next_source(TSNode call) const;
   const Frame* early_return_guard(size_t fi) const;
   std::optional<Value> argument_value(TSNode function, std::string_view name, int depth) const;
   // When `name` is a parameter of `function`: the argument its one call passes and the function that

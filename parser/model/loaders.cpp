@@ -164,13 +164,35 @@ void Model::Impl::link_prepared_loaders() {
   }
 }
 
+TSNode Model::Impl::next_source(TSNode call) const {
+  if (!is(call, "call")) return {};
+  const TSNode fn = field(call, "function");
+  const TSNode args = field(call, "arguments");
+  if (is(fn, "identifier")) {
+    if (t(fn) != "next" || null(args) || ts_node_named_child_count(args) == 0) return {};
+    return ts_node_named_child(args, 0);
+  }
+  if (!is(fn, "attribute") || (t(field(fn, "attribute")) != "next" && t(field(fn, "attribute")) != "__next__") ||
+      null(args) || ts_node_named_child_count(args) != 0)
+    return {};
+  const TSNode it = field(fn, "object");
+  if (!is(it, "identifier") && !is(it, "attribute")) return {};
+  const std::string_view last = last_component(t(it));
+  if (icontains(last, "iter") || icontains(last, "loader")) return it;
+  const auto& index = is(it, "identifier") ? bindings().by_name : bindings().by_attribute;
+  if (const auto assigned = index.find(t(it)); assigned != index.end())
+    for (size_t ai : assigned->second)
+      if (const TSNode v = all_assigns[ai].value; is(v, "call") && t(field(v, "function")) == "iter") return it;
+  return {};
+}
+
 void Model::Impl::for_each_next_source(const Loop& l, const std::function<bool(TSNode)>& visit) const {
   const uint32_t lo = ts_node_start_byte(l.node), hi = ts_node_end_byte(l.node);
   auto first = std::lower_bound(calls.begin(), calls.end(), lo,
                                 [](const CallInfo& c, uint32_t s) { return ts_node_start_byte(c.node) < s; });
   for (auto ci = first; ci != calls.end() && ts_node_start_byte(ci->node) < hi; ++ci) {
-    if (t(ci->function) != "next" || ci->positional.empty()) continue;
-    const TSNode it = ci->positional.front();
+    if (t(ci->function) != "next" && ci->method != "next" && ci->method != "__next__") continue;
+    const TSNode it = next_source(ci->node);
     if ((is(it, "identifier") || is(it, "attribute")) && visit(it)) return;
   }
 }
@@ -634,7 +656,7 @@ void Model::Impl::collect_loaders() {
       Loop& l = loops[it->second];
       if (!l.step) break;
       // `batch = next(it)` in a while loop over an iterator.
-      if (is(a.value, "call") && (t(field(a.value, "function")) == "next" || from_queue(a.value)))
+      if (is(a.value, "call") && (!null(next_source(a.value)) || from_queue(a.value)))
         bound_names(a.target, text, l.batch_names);
       else bind_batch(a.target, a.value, l.batch_names);
       break;
@@ -684,7 +706,7 @@ void Model::Impl::collect_loaders() {
       const Assign& a = all_assigns[ai];
       if (!a.ctx.frames.empty() && frames_have_loop(a.ctx)) continue;  // a loop of its own: not one draw per call
       // (Not `next(model.parameters())`: a parameter, for its device or dtype.)
-      if (is(a.value, "call") && t(field(a.value, "function")) == "next" &&
+      if (!null(next_source(a.value)) &&
           t(field(a.value, "arguments")).find("parameters(") == std::string_view::npos &&
           t(field(a.value, "arguments")).find("buffers(") == std::string_view::npos)
         bound_names(a.target, text, names);

@@ -158,7 +158,7 @@ bool Model::Impl::under_tensor_test(const Context& ctx) const {
 
 int Model::Impl::batch_loop(TSNode expr) const {
   // `next(datalooper).to(device)`: the batch taken in place, as `x = next(it)` binds one.
-  if (const TSNode e = unparenthesized(expr); is(e, "call") && t(field(e, "function")) == "next") {
+  if (const TSNode e = unparenthesized(expr); !null(next_source(e))) {
     const StepWhere w = step_where(context_of(e));
     return w.loop >= 0 && w.via_call < 0 && loops[w.loop].step ? w.loop : -1;
   }
