@@ -38,12 +38,35 @@ std::string with_attributes(std::string prefix, TSNode n, size_t depth, std::str
 
 }  // namespace
 
+namespace {
+
+// torch's classes under the names the rules know them by: `torch.nn.modules.MultiheadAttention` and
+// `torch.nn.modules.activation.MultiheadAttention` are `torch.nn.MultiheadAttention` (torch.nn
+// re-exports every module class), `torch.utils.data.dataloader.DataLoader` is
+// `torch.utils.data.DataLoader`. A function of a submodule (`torch.nn.modules.utils._pair`) stays.
+std::string canonical_torch(std::string q) {
+  constexpr std::string_view kModules = "torch.nn.modules.";
+  if (q.starts_with(kModules)) {
+    std::string_view rest = std::string_view(q).substr(kModules.size());
+    const size_t dot = rest.find('.');
+    const std::string_view cls = dot == std::string_view::npos ? rest : rest.substr(dot + 1);
+    if (!cls.empty() && cls.front() >= 'A' && cls.front() <= 'Z' && cls.find('.') == std::string_view::npos &&
+        (dot == std::string_view::npos || (rest.front() >= 'a' && rest.front() <= 'z')))
+      return "torch.nn." + std::string(cls);
+    return q;
+  }
+  if (q == "torch.utils.data.dataloader.DataLoader") return "torch.utils.data.DataLoader";
+  return q;
+}
+
+}  // namespace
+
 std::string Model::Impl::qualname_of(TSNode n) const {
   // A name picked by a lookup the file can resolve (resolve_name_lookups), and attributes of it.
   if (!picked_names.empty()) {
     size_t depth = 0;
     if (auto hit = picked_names.find(key(attribute_root(n, depth))); hit != picked_names.end())
-      return with_attributes(hit->second, n, depth, text);
+      return canonical_torch(with_attributes(hit->second, n, depth, text));
   }
   // Most expressions are not rooted in an import, and the text shows it: a root identifier is
   // where the expression's text starts (`tud.DataLoader` starts with `tud`). Non-ASCII names
@@ -65,8 +88,8 @@ std::string Model::Impl::qualname_of(TSNode n) const {
   // Written without spaces or comments (`torch.nn.functional.relu`, one dot per attribute), the
   // text after the root is the rest of the name.
   const std::string_view rest = s.substr(std::min(s.size(), t(root).size()));
-  if (is_dotted_tail(rest, depth)) return out.append(rest);
-  return with_attributes(std::move(out), n, depth, text);
+  if (is_dotted_tail(rest, depth)) return out.starts_with("torch.") ? canonical_torch(out.append(rest)) : out.append(rest);
+  return canonical_torch(with_attributes(std::move(out), n, depth, text));
 }
 
 std::string Model::Impl::star_qualname(std::string_view name) const {
