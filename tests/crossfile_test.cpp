@@ -1011,6 +1011,14 @@ TEST(CrossFile, AFunctionHandedToAnotherFilesStepRunsEveryStep) {
   check_project(kDir.parent_path() / "crossfile_step_callback", 4);
 }
 
+TEST(CrossFile, AClosureHandedToAnotherFilesTrainerMethodRunsEveryStep) {
+  // tests/fixtures/crossfile_closure_handed_to_method/ (pytorchic-bert, held-out round 20): main()
+  // defines its loss function as a nested def and hands it to `trainer.train(get_loss, epochs)`, a
+  // method of a class in another module whose step calls it. Its `.item()` runs every step. Traps:
+  // a nested def handed to the evaluation method, and one handed to nothing.
+  check_project(kDir.parent_path() / "crossfile_closure_handed_to_method", 2);
+}
+
 TEST(CrossFile, ALoaderHandedOnByTrainAndEvaluateFeedsTheStep) {
   // tests/fixtures/crossfile_loader_through_train_and_evaluate/ (Teacher-free-KD's CS230 template,
   // held-out round 41): main.py hands fetch_dataloader's result to train_kd.train_and_evaluate,

@@ -390,6 +390,16 @@ void Model::Impl::link_external() {
       if (fi == SIZE_MAX && method == "__call__" && !class_nodes.count(cls)) fi = returned_closure(cls);
       // Calling an instance runs __call__, which for an nn.Module is forward().
       if (fi == SIZE_MAX && method == "__call__") fi = class_method(cls, "forward");
+      // `main.get_loss`: a def nested directly in module-level function main(), handed to another
+      // file's step (Model::Impl::handed_functions names it so).
+      if (fi == SIZE_MAX && !class_nodes.count(cls))
+        if (auto it = functions_by_name.find(method); it != functions_by_name.end())
+          for (size_t f : it->second) {
+            const TSNode outer = function_containing(functions[f].node);
+            if (null(functions[f].cls) && !null(outer) && t(field(outer, "name")) == cls &&
+                null(function_containing(outer)))
+              fi = f;
+          }
     }
     if (fi == SIZE_MAX || functions[fi].name == "__init__" || evaluation_pass(fi)) continue;
     if (fn_external[fi] < 0) fn_external[fi] = static_cast<int>(e);

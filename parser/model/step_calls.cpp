@@ -17,17 +17,25 @@ std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) cons
     if (!q.empty() && out.size() < kMaxFunctions && std::find(out.begin(), out.end(), q) == out.end())
       out.push_back(std::move(q));
   };
-  // The function of the project `v` names: a top-level def of this file (by the module's stem, as an
-  // importer names it), or a function (not a class) of another module.
+  // The function of the project `v` names: a def of this file (by the module's stem, as an importer
+  // names it; a def nested in a module-level function as `stem.outer.inner`: pytorchic-bert's
+  // `def get_loss(model, batch, global_step)` inside main(), handed to `trainer.train(get_loss, ...)`),
+  // or a function (not a class) of another module.
   const auto named = [&](TSNode v) -> std::string {
     v = unparenthesized(v);
     if (is(v, "identifier"))
       if (const auto it = functions_by_name.find(t(v)); it != functions_by_name.end()) {
         const std::string stem = std::filesystem::path(src.path()).stem().string();
-        for (size_t fi : it->second)
-          if (null(functions[fi].cls) && null(function_containing(functions[fi].node)) && !stem.empty() &&
-              stem != "__init__" && stem != "__main__")
-            return stem + "." + functions[fi].name;
+        if (stem.empty() || stem == "__init__" || stem == "__main__") return {};
+        const TSNode use = function_containing(v);
+        for (size_t fi : it->second) {
+          if (!null(functions[fi].cls)) continue;
+          const TSNode outer = function_containing(functions[fi].node);
+          if (null(outer)) return stem + "." + functions[fi].name;
+          // Nested: the one of the function that hands it over, itself a module-level function.
+          if (ts::same(outer, use) && null(function_containing(outer)) && null(functions[function_index(outer)].cls))
+            return stem + "." + std::string(t(field(outer, "name"))) + "." + functions[fi].name;
+        }
         return {};
       }
     if (!is(v, "identifier") && !is(v, "attribute")) return {};
@@ -50,9 +58,9 @@ std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) cons
       if (const StepEntry* x = entry_of(fi); x && !x->opaque_args)
         for (const auto& [key, q] : x->arg_functions)
           if (key == t(e) || key == "#" + std::to_string(at)) add(q);
-      // A module-level function called from other files (`train_and_evaluate(..., loss_fn, ...)` in
-      // the script that imports it).
-      if (null(functions[fi].cls) && null(function_containing(fn)))
+      // A module-level function or a method called from other files (`train_and_evaluate(..., loss_fn,
+      // ...)`, `trainer.train(get_loss, ...)` in the script that imports the module).
+      if (null(function_containing(fn)) || (!null(functions[fi].cls) && functions[fi].name != "__init__"))
         for (std::string& q : project->handed_functions(src.path(), functions[fi].name, t(e), static_cast<int>(at)))
           add(std::move(q));
       if (fi < callers.size())
