@@ -33,7 +33,8 @@ std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) cons
           const TSNode outer = function_containing(functions[fi].node);
           if (null(outer)) return stem + "." + functions[fi].name;
           // Nested: the one of the function that hands it over, itself a module-level function.
-          if (ts::same(outer, use) && null(function_containing(outer)) && null(functions[function_index(outer)].cls))
+          const size_t oi = function_index(outer);
+          if (ts::same(outer, use) && null(function_containing(outer)) && oi != SIZE_MAX && null(functions[oi].cls))
             return stem + "." + std::string(t(field(outer, "name"))) + "." + functions[fi].name;
         }
         return {};
