@@ -138,20 +138,41 @@ void Model::Impl::find_step_switches() {
 
 namespace {
 
-// `if p:` / `if not p:` (consequence or else branch): the parameter-like name p tested and the value
-// of p under which the branch runs (1 or 0); -1 when the frame is no such test.
-int tested_name(const Frame& f, std::string_view src, std::string_view* name) {
-  if (f.kind != Frame::Kind::Condition || !is(f.node, "if_statement")) return -1;
-  TSNode c = field(f.node, "condition");
+// What a branch of an `if` (or an `elif`) knows about a name it tests: `if p:` / `if not p:` (the
+// truth p has there: `value` empty), or `if p == X:` / `if p != X:` with X a constant spelling (a
+// string, a number, `LoopPhase.TRAIN`): whether p equals X there (`equal`).
+struct NameTest {
+  std::string_view name, value;
+  bool equal = false;  // for a truth test: p is true there
+};
+
+std::optional<NameTest> tested_name(const Frame& f, std::string_view src) {
+  if (f.kind != Frame::Kind::Condition) return std::nullopt;
+  const bool elif = is(f.node, "elif_clause");
+  if (!is(f.node, "if_statement") && !(elif && !null(f.condition))) return std::nullopt;
+  TSNode c = unparenthesized(field(f.node, "condition"));
   bool negated = false;
   if (is(c, "not_operator")) {
     negated = true;
-    c = field(c, "argument");
+    c = unparenthesized(field(c, "argument"));
   }
-  if (!is(c, "identifier")) return -1;
-  *name = ts::text(c, src);
-  const bool in_consequence = !null(f.condition);
-  return (in_consequence != negated) ? 1 : 0;
+  // In the consequence the condition holds; in an elif/else branch of the if it does not.
+  const bool holds = !null(f.condition) != negated;
+  if (is(c, "identifier")) return NameTest{ts::text(c, src), {}, holds};
+  if (!is(c, "comparison_operator") || ts_node_named_child_count(c) != 2) return std::nullopt;
+  const TSNode left = ts_node_named_child(c, 0), right = ts_node_named_child(c, 1);
+  const std::string_view op = ts::text(ts_node_child(c, 1), src);
+  if ((op != "==" && op != "!=") || !is(left, "identifier")) return std::nullopt;
+  if (!is(right, "string") && !is(right, "integer") && !is(right, "attribute")) return std::nullopt;
+  return NameTest{ts::text(left, src), ts::text(right, src), holds == (op == "==")};
+}
+
+// Whether no value of the name lets both branches run: opposite truths, or `p == A` against `p ==
+// B` (A and B spelled differently) or against `p != A`.
+bool exclusive(const NameTest& a, const NameTest& b) {
+  if (a.name != b.name || a.value.empty() != b.value.empty()) return false;
+  if (a.value.empty() || a.value == b.value) return a.equal != b.equal;
+  return a.equal && b.equal;
 }
 
 }  // namespace
@@ -162,9 +183,9 @@ int tested_name(const Frame& f, std::string_view src, std::string_view* name) {
 // train_val_loop, held-out round 27): the function runs either as the training step or as the other
 // pass, never both, so the branch does not run with the step.
 bool Model::Impl::opposite_to_markers(const Frame& f, TSNode loop) const {
-  std::string_view name;
-  const int side = tested_name(f, text, &name);
-  if (side < 0) return false;
+  const std::optional<NameTest> test = tested_name(f, text);
+  if (!test) return false;
+  const std::string_view name = test->name;
   const TSNode fn = function_containing(loop);
   if (null(fn)) return false;
   const size_t fi = function_index(fn);
@@ -183,11 +204,8 @@ bool Model::Impl::opposite_to_markers(const Frame& f, TSNode loop) const {
        ci < calls.size() && ci < marker_calls.size() && ts_node_start_byte(calls[ci].node) < hi; ++ci) {
     if (!marker_calls[ci]) continue;
     bool opposite = false;
-    for (const Frame& g : call_ctx[ci].frames) {
-      std::string_view other;
-      const int s2 = tested_name(g, text, &other);
-      if (s2 >= 0 && other == name && s2 != side) opposite = true;
-    }
+    for (const Frame& g : call_ctx[ci].frames)
+      if (const std::optional<NameTest> other = tested_name(g, text); other && exclusive(*test, *other)) opposite = true;
     if (!opposite) return false;
     any = true;
   }
