@@ -1019,6 +1019,14 @@ TEST(CrossFile, AClosureHandedToAnotherFilesTrainerMethodRunsEveryStep) {
   check_project(kDir.parent_path() / "crossfile_closure_handed_to_method", 2);
 }
 
+TEST(CrossFile, AScriptThatAnotherScriptAlsoRunsKeepsItsFileWideFindings) {
+  // tests/fixtures/crossfile_script_also_imported/ (pytorch-GAT, held-out round 44): train_cora.py
+  // picks the GPU and runs its training function from its own `__main__` block; playground.py imports
+  // it and runs the same function in a sweep. Both are scripts: each gets PFL401/PFL402. Trap: a
+  // module without a launch of its own (engine.py), whose loop only the playground runs.
+  check_project(kDir.parent_path() / "crossfile_script_also_imported", 3);
+}
+
 TEST(CrossFile, ALoaderHandedOnByTrainAndEvaluateFeedsTheStep) {
   // tests/fixtures/crossfile_loader_through_train_and_evaluate/ (Teacher-free-KD's CS230 template,
   // held-out round 41): main.py hands fetch_dataloader's result to train_kd.train_and_evaluate,

@@ -193,9 +193,32 @@ const std::vector<TSNode>& Model::step_loops() const { return impl_->step_loop_n
 
 bool Model::step_loops_run_by_other_files() const {
   if (impl_->step_loop_nodes.empty()) return false;
+  // Whether the file's own top level runs function `fi` (directly, or through the functions that call
+  // it, a few levels: `if __name__ == "__main__": train(get_args())`): then the file is a script of
+  // its own, whoever else imports it (pytorch-GAT's training_script_cora.py, which playground.py
+  // also runs; held-out round 44).
+  const auto run_here = [&](size_t fi) {
+    std::vector<size_t> todo{fi};
+    std::set<size_t> seen;
+    for (int level = 0; level < 4 && !todo.empty(); ++level) {
+      std::vector<size_t> next;
+      for (size_t f : todo) {
+        if (f >= impl_->callers.size() || !seen.insert(f).second) continue;
+        for (size_t ci : impl_->callers[f]) {
+          const TSNode caller = impl_->call_ctx[ci].function;
+          if (ts_node_is_null(caller)) return true;
+          if (const size_t up = impl_->function_index(caller); up != SIZE_MAX) next.push_back(up);
+        }
+      }
+      todo = std::move(next);
+    }
+    return false;
+  };
   for (TSNode loop : impl_->step_loop_nodes) {
     const TSNode fn = impl_->function_containing(loop);
-    if (ts_node_is_null(fn) || !impl_->entry_of(impl_->function_index(fn))) return false;
+    if (ts_node_is_null(fn)) return false;
+    const size_t fi = impl_->function_index(fn);
+    if (!impl_->entry_of(fi) || run_here(fi)) return false;
   }
   return true;
 }
