@@ -653,7 +653,10 @@ void Model::Impl::collect_loaders() {
     return recv == "q" || recv.ends_with("_q") || recv.find("queue") != std::string_view::npos ||
            recv.find("Queue") != std::string_view::npos;
   };
-  // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`.
+  // Names assigned from batch names inside a step loop's body: `x, y = batch`, `x = batch["x"]`, also
+  // in a loop of the body over something else (`for i, t in enumerate(tasks): labels[t] = batch[i +
+  // 1]`: MultiObjectiveOptimization, held-out round 44), and a container filled with parts of the
+  // batch (`labels[t] = ...`: `labels[t].cuda()` copies the batch).
   const bool step_loops = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.step; });
   for (const auto& a : all_assigns) {
     if (!step_loops) break;
@@ -662,7 +665,11 @@ void Model::Impl::collect_loaders() {
       auto it = loop_index.find(key(a.ctx.frames[fi].node));
       if (it == loop_index.end()) break;
       Loop& l = loops[it->second];
-      if (!l.step) break;
+      if (!l.step) continue;
+      if (is(a.target, "subscript") && is(field(a.target, "value"), "identifier")) {
+        if (from_names(a.value, l.batch_names)) l.batch_names.push_back(t(field(a.target, "value")));
+        break;
+      }
       // `batch = next(it)` in a while loop over an iterator.
       if (is(a.value, "call") && (!null(next_source(a.value)) || from_queue(a.value)))
         bound_names(a.target, text, l.batch_names);
