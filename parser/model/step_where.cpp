@@ -187,7 +187,40 @@ int Model::Impl::batch_loop(TSNode expr) const {
           std::find(drawn->second.begin(), drawn->second.end(), t(r)) != drawn->second.end() &&
           !rebound_to_device_copy(functions[fi].node, r))
         return w.loop;
-      return helper_batch_parameter(fi, r, batch_loop_depth_) ? w.loop : -1;
+      if (helper_batch_parameter(fi, r, batch_loop_depth_)) return w.loop;
+      // A field unpacked from such a parameter (`def fetch_data(self, data): _, feat, feat_len, txt =
+      // data`, then `feat.to(self.device)`: End-to-end-ASR-Pytorch's Solver, held-out round 45), bound
+      // once in the helper from the parameter itself or a part of it.
+      // Not under a branch of the helper (`if isinstance(inputs, torch.Tensor):`, a flag of the
+      // object): which one the step's batches take is not known (ParallelWaveGAN's _parse_batch).
+      const Context use = context_of(r);
+      const bool branched = std::any_of(use.frames.begin(), use.frames.end(), [](const Frame& f) {
+        return f.kind == Frame::Kind::Condition || f.kind == Frame::Kind::Guard;
+      });
+      if (call_position(functions[fi], t(r)) < 0 && !branched) {
+        // The binding that reaches the use: the last one of the helper that ends before it (a plain
+        // assignment or an unpacking).
+        const Assign* reaching = nullptr;
+        const auto consider = [&](size_t ai) {
+          const Assign& x = all_assigns[ai];
+          if (ts::same(x.ctx.function, functions[fi].node) && ts_node_end_byte(x.statement) <= ts_node_start_byte(r) &&
+              (!reaching || ts_node_start_byte(x.statement) > ts_node_start_byte(reaching->statement)))
+            reaching = &x;
+        };
+        if (const auto a = bindings().assigns.find(scope_key(functions[fi].node, t(r))); a != bindings().assigns.end())
+          for (size_t ai : a->second) consider(ai);
+        if (const auto u = bindings().by_unpacked.find(t(r)); u != bindings().by_unpacked.end())
+          for (const auto& [ai, position] : u->second) consider(ai);
+        if (reaching) {
+          const Assign& bound = *reaching;
+          const TSNode v = unparenthesized(bound.value);
+          const TSNode p = (is(v, "identifier") || is(v, "subscript")) ? root_identifier(v) : TSNode{};
+          if (!null(p) && call_position(functions[fi], t(p)) >= 0 && ts::same(bound.ctx.function, functions[fi].node) && !frames_have_loop(bound.ctx) &&
+              helper_batch_parameter(fi, p, batch_loop_depth_))
+            return w.loop;
+        }
+      }
+      return -1;
     }
     // A step function's own parameter is the batch where its calls hand it one, not where they hand
     // its device copy (`self.step(x.to(self.device))`: ddpm-torch, held-out round 23), whatever the
