@@ -463,9 +463,14 @@ std::string Model::Impl::argument_class(TSNode arg) const {
       cls = std::string(t(made));
     return !cls.empty();
   });
-  const std::string stem = std::filesystem::path(src.path()).stem().string();
-  if (cls.empty() || stem.empty() || stem == "__init__" || stem == "__main__") return {};
+  const std::string stem = importable_stem();
+  if (cls.empty() || stem.empty()) return {};
   return stem + "." + cls;
+}
+
+std::string Model::Impl::importable_stem() const {
+  std::string stem = std::filesystem::path(src.path()).stem().string();
+  return stem == "__init__" || stem == "__main__" ? std::string() : stem;
 }
 
 // A parameter of a function other files' steps run, which every such call binds to an instance of

@@ -504,6 +504,9 @@ struct Model::Impl {
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string annotated_class(TSNode name) const;
   std::string argument_class(TSNode arg) const;
+  // The name an importer gives this file's module (its stem), or empty for a package's __init__.py
+  // and a __main__.py.
+  std::string importable_stem() const;
   // The functions of the project that `e` may hold, called or handed on uncalled: one it names (of
   // another module, as this file's imports spell it, or of this file, by the module's stem), every
   // one a name is bound to (the bindings the defaults leave on), and for a parameter what the calls

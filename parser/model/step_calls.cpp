@@ -3,8 +3,6 @@
 // never None), and the questions rules ask about calls into the project.
 #include "parser/model/impl.hpp"
 
-#include <filesystem>
-
 namespace perflint {
 
 std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) const {
@@ -25,8 +23,8 @@ std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) cons
     v = unparenthesized(v);
     if (is(v, "identifier"))
       if (const auto it = functions_by_name.find(t(v)); it != functions_by_name.end()) {
-        const std::string stem = std::filesystem::path(src.path()).stem().string();
-        if (stem.empty() || stem == "__init__" || stem == "__main__") return {};
+        const std::string stem = importable_stem();
+        if (stem.empty()) return {};
         const TSNode use = function_containing(v);
         for (size_t fi : it->second) {
           if (!null(functions[fi].cls)) continue;

@@ -12,6 +12,14 @@
 #include "rules/fix_util.hpp"
 
 namespace perflint::data_loading {
+bool torch_dtype_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 21> dtypes = {
+      "float16", "half",  "bfloat16", "float32", "float",  "float64", "double",    "int64",
+      "long",    "int32", "int",      "int16",   "short",  "int8",    "uint8",     "bool",
+      "complex64", "complex128", "cfloat", "float8_e4m3fn", "float8_e5m2"};
+  return std::find(dtypes.begin(), dtypes.end(), name) != dtypes.end();
+}
+
 namespace {
 
 bool null(TSNode n) { return ts_node_is_null(n); }
@@ -20,27 +28,18 @@ TSNode strip_parens(TSNode n);
 // `torch.float16`, `torch.bfloat16`, `x.dtype`, a name such as `dtype` or `amp_dtype`: an argument
 // that makes `.to()` a cast, not a device copy.
 bool is_dtype_expression(const Model& model, TSNode n) {
-  static constexpr std::array<std::string_view, 22> dtypes = {
-      "float16", "half",  "bfloat16", "float32", "float",  "float64", "double",    "int64",
-      "long",    "int32", "int",      "int16",   "short",  "int8",    "uint8",     "bool",
-      "complex64", "complex128", "cfloat", "float8_e4m3fn", "float8_e5m2", "dtype"};
   if (ts::is(n, "attribute")) {
     const std::string_view attr = model.text(ts::field(n, "attribute"));
     if (attr == "dtype") return true;
     const std::string q = model.qualname(n);
-    if (q.rfind("torch.", 0) == 0 && q.find('.', 6) == std::string::npos) {
-      for (auto d : dtypes)
-        if (attr == d) return true;
-    }
-    return false;
+    return q.rfind("torch.", 0) == 0 && q.find('.', 6) == std::string::npos && torch_dtype_name(attr);
   }
   if (ts::is(n, "identifier")) {
     const std::string_view name = model.text(n);
     if (name.find("dtype") != std::string_view::npos) return true;
     // `from torch import float16`
     const std::string q = model.qualname(n);
-    for (auto d : dtypes)
-      if (q == "torch." + std::string(d)) return true;
+    return q.rfind("torch.", 0) == 0 && torch_dtype_name(std::string_view(q).substr(6));
   }
   return false;
 }

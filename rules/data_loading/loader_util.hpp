@@ -116,5 +116,7 @@ TSNode converted_batch(const Model& model, TSNode expr);
 std::optional<Copy> legacy_batch_copy(const Model& model, TSNode call_node);
 // The calls legacy_batch_copy may accept, by a cheap test (the rules' `wants`).
 bool may_be_legacy_copy(const CallInfo& call);
+// A torch dtype's name, as `torch.<name>` spells it: "float16", "bfloat16", "long", ...
+bool torch_dtype_name(std::string_view name);
 
 }  // namespace perflint::data_loading

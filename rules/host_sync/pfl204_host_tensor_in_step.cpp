@@ -39,6 +39,15 @@ bool keeps_place(std::string_view method) {
 }
 
 
+std::string_view factory_name(std::string_view qualname) {
+  constexpr std::string_view prefix = "torch.";
+  if (qualname.substr(0, prefix.size()) != prefix) return {};
+  const std::string_view rest = qualname.substr(prefix.size());
+  for (auto f : kFactories)
+    if (rest == f) return f;
+  return {};
+}
+
 // `.type(torch.LongTensor)`, `.type(torch.long)`, `.type('torch.FloatTensor')`: a cast to a CPU tensor
 // type or to a dtype keeps the tensor where it is (pytorch_DANN's `torch.zeros(n).type(torch.LongTensor)
 // .cuda()`, held-out round 43). Not `torch.cuda.*Tensor`, which is itself a copy to the GPU.
@@ -51,20 +60,7 @@ bool host_type_cast(const Model& model, const CallInfo& c) {
   if (!spelled.starts_with("torch.") || spelled.find("cuda") != std::string::npos) return false;
   const std::string_view rest = std::string_view(spelled).substr(6);
   if (rest.find('.') != std::string_view::npos) return false;
-  if (rest.ends_with("Tensor")) return true;
-  for (std::string_view dtype : {"float32", "float", "float64", "double", "float16", "half", "bfloat16", "int64", "long",
-                                 "int32", "int", "int16", "short", "int8", "uint8", "bool"})
-    if (rest == dtype) return true;
-  return false;
-}
-
-std::string_view factory_name(std::string_view qualname) {
-  constexpr std::string_view prefix = "torch.";
-  if (qualname.substr(0, prefix.size()) != prefix) return {};
-  const std::string_view rest = qualname.substr(prefix.size());
-  for (auto f : kFactories)
-    if (rest == f) return f;
-  return {};
+  return rest.ends_with("Tensor") ? !factory_name(spelled).empty() : data_loading::torch_dtype_name(rest);
 }
 
 // Names that hold a device by convention, in any case (a module constant `DEVICE =
