@@ -375,8 +375,10 @@ int run_lint(const Options& o) {
   report.sources = &run.sources;
   report.unsafe_fixes = o.unsafe_fixes;
   report.summary = !o.quiet && !o.silent;
-  // The fixable count is what --fix would apply (its loop run in memory), so the two agree.
-  if (o.format == OutputFormat::Text && report.summary && !o.fix) report.fix_counts = count_fixes(jobs, ro, results);
+  // The fixable count is what --fix would apply (its loop run in memory), so the two agree. The loop
+  // starts from this run's results, unless the probe has changed them.
+  if (o.format == OutputFormat::Text && report.summary && !o.fix)
+    report.fix_counts = count_fixes(jobs, ro, results, o.probe ? nullptr : &run.sources);
   if (o.probe) report.probe = &probe_summary;
   std::string text = write_report(o.format, results, report);
   if (o.fix) {

@@ -230,7 +230,12 @@ bool replace_file(const std::string& path, const std::string& expected, const st
   return true;
 }
 
-FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write) {
+FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options, bool unsafe, bool write,
+                 const FirstPass* first) {
+  // The run's result of each path that has one, for FirstPass.
+  std::map<std::string_view, const FileResult*> firsts;
+  if (first && first->results && first->sources)
+    for (const FileResult& r : *first->results) firsts.emplace(r.path, &r);
   struct One {
     FileResult result;
     std::string source;  // the fixed text (after any BOM), for snippets
@@ -254,7 +259,15 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
                                                   " limit (max-file-size); not fixed"});
       return;
     }
-    FixedFile fixed = fix_buffer(job.path, read.bytes, *job.rules, parser, unsafe, options.project);
+    // The run's own lint of this text, when the file still holds what it linted (spans index the
+    // text after a BOM, as the kept source does).
+    const FileResult* known = nullptr;
+    if (auto r = firsts.find(job.path); r != firsts.end() && r->second->linted)
+      if (auto src = first->sources->find(job.path); src != first->sources->end()) {
+        const std::string_view now = std::string_view(read.bytes).substr(read.bytes.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0);
+        if (now == src->second) known = r->second;
+      }
+    FixedFile fixed = fix_buffer(job.path, read.bytes, *job.rules, parser, unsafe, options.project, known);
     one.result = std::move(fixed.result);
     one.applied = fixed.applied;
     one.changed = fixed.changed && fixed.bytes != read.bytes;
@@ -298,6 +311,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
   for (size_t i = 0; i < jobs.size(); ++i) {
     One& one = done[i];
     out.applied += one.applied;
+    out.applied_by_job.push_back(one.applied);
     if (one.changed) ++out.files_changed;
     if (one.write_failed) ++out.files_failed;
     out.diff += one.diff;
@@ -310,7 +324,8 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
 }
 
 FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& options,
-                      const std::vector<FileResult>& results) {
+                      const std::vector<FileResult>& results,
+                      const std::map<std::string, std::string, std::less<>>* sources) {
   std::set<std::string_view> any, unsafe_only;
   for (const auto& r : results) {
     if (r.has_syntax_error()) continue;  // not fixed, as --fix does not
@@ -327,14 +342,20 @@ FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& opt
   std::vector<LintJob> fixable, with_unsafe;
   for (const auto& job : jobs)
     if (any.count(job.path)) fixable.push_back(job);
-  counts.safe = fix_files(fixable, quiet, false, false).applied;
+  // Each loop starts from the run's own lint of the file (FirstPass): only the fixed texts are linted.
+  const FirstPass first{&results, sources};
+  const FixRun safe = fix_files(fixable, quiet, false, false, &first);
+  counts.safe = safe.applied;
   counts.with_unsafe = counts.safe;
   // Unsafe fixes only change the count in files that have one; the other files' count is the same.
   if (!unsafe_only.empty()) {
-    for (const auto& job : fixable)
-      if (unsafe_only.count(job.path)) with_unsafe.push_back(job);
-    counts.with_unsafe = counts.safe - fix_files(with_unsafe, quiet, false, false).applied +
-                         fix_files(with_unsafe, quiet, true, false).applied;
+    size_t safe_there = 0;  // what the safe loop applied in those files
+    for (size_t i = 0; i < fixable.size(); ++i)
+      if (unsafe_only.count(fixable[i].path)) {
+        with_unsafe.push_back(fixable[i]);
+        safe_there += i < safe.applied_by_job.size() ? safe.applied_by_job[i] : 0;
+      }
+    counts.with_unsafe = counts.safe - safe_there + fix_files(with_unsafe, quiet, true, false, &first).applied;
   }
   return counts;
 }

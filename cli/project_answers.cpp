@@ -130,7 +130,7 @@ std::vector<std::pair<std::string, const std::vector<CallArguments>*>> FileProje
   for (const std::string& other : importers_naming(self.string(), function)) {
     if (test_file(relative_to(other, root))) continue;  // a test passes what it tests
     // Only files that import the name from this module (or the module itself) call this function.
-    const std::vector<ImportStatement> imports = import_statements(text_of(other));
+    const std::vector<ImportStatement>& imports = imports_of(other);
     if (std::none_of(imports.begin(), imports.end(),
                      [&](const ImportStatement& s) { return from_module(s, stem) || names_module(s, stem); })) {
       if (reexported) *reexported = true;  // through a re-export: not followed
@@ -207,7 +207,7 @@ bool FileProjectContext::importers_cannot_name(const std::string& file, std::str
     // resolved that one of them is this file); none recognised (a re-export through a package):
     // not known.
     bool seen = false;
-    for (const ImportStatement& s : import_statements(text_of(other))) {
+    for (const ImportStatement& s : imports_of(other)) {
       if (names_module(s, stem)) return false;  // `from layers import utils`: utils.train is reachable
       if (!from_module(s, stem)) continue;
       seen = true;
@@ -558,7 +558,7 @@ const ModuleSummary* FileProjectContext::cuda_imported(const std::string& file) 
   // held-out round 15) takes the class from base/base_trainer.py, which picks the device. Only the
   // module that defines a name this file imports from the package counts, not every module the
   // package re-exports.
-  const std::vector<ImportStatement> froms = import_statements(text_of(self.string()));
+  const std::vector<ImportStatement>& froms = imports_of(self.string());
   for (const std::string& f : imp->second) {
     if (fs::path(f).filename() != "__init__.py") continue;
     const std::string package = fs::path(f).parent_path().filename().string();

@@ -36,6 +36,11 @@ const std::string& FileProjectContext::text_of(const std::string& path) {
   return texts_.emplace(path, std::move(content)).first->second;
 }
 
+const std::vector<project_text::ImportStatement>& FileProjectContext::imports_of(const std::string& path) {
+  if (auto it = imports_.find(path); it != imports_.end()) return it->second;
+  return imports_.emplace(path, project_text::import_statements(text_of(path))).first->second;
+}
+
 namespace {
 
 // No backward, no .step( and no cuda anywhere: no training step and no CUDA use to find, and no

@@ -132,6 +132,10 @@ class FileProjectContext final : public ProjectContext {
   // in it to `*name`; null when outside the project or this file. Caller holds mu_.
   const ModuleSummary* target_summary(const std::string& from_file, const std::string& target, std::string* name);
   const std::string& text_of(const std::string& path);       // cached, bounded; caller holds mu_
+  // The import statements of text_of(path), scanned once per file: a package's __init__.py is asked
+  // about by every call that resolves a name through it. Caller holds mu_.
+  const std::vector<project_text::ImportStatement>& imports_of(const std::string& path);
+  std::unordered_map<std::string, std::vector<project_text::ImportStatement>> imports_;
   // Sibling files of `file` whose text names `word`; caller holds mu_.
   std::vector<std::string> siblings_naming(const std::string& file, std::string_view word);
 
@@ -193,6 +197,7 @@ class FileProjectContext final : public ProjectContext {
                                                                     const std::string& target);
   // (file, name) after the re-exports of the name (a package __init__.py's `from .mod import name`).
   std::pair<std::string, std::string> follow_reexports(const std::string& root, std::string file, std::string rest);
+  std::unordered_map<std::string, std::pair<std::string, std::string>> reexports_;  // root, file, rest -> answer
   std::map<std::string, bool> exists_;  // path -> is a regular file
   // The linker's root of a file (an absolute, normal path), looked up once per directory: the climb
   // asks the file system at every level.

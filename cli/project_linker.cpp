@@ -318,6 +318,10 @@ std::string FileProjectContext::unique_module_file(const std::string& root, std:
 
 std::pair<std::string, std::string> FileProjectContext::follow_reexports(const std::string& root, std::string file,
                                                                          std::string rest) {
+  // Memoised: every call through a package asks the same question of the same __init__.py.
+  std::string key = root;
+  key.append(1, '\0').append(file).append(1, '\0').append(rest);
+  if (auto it = reexports_.find(key); it != reexports_.end()) return it->second;
   // `dir/name.py`, else `dir/name/__init__.py`, else empty.
   const auto module_at = [&](const std::string& path) {
     return file_exists(path + ".py") ? path + ".py" : file_exists(path + "/__init__.py") ? path + "/__init__.py" : "";
@@ -332,7 +336,7 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
     if (text.empty() || defines(text, first)) break;
     const std::string dir = file.substr(0, file.rfind('/'));
     std::optional<std::pair<std::string, std::string>> next;
-    for (const ImportStatement& s : import_statements(text)) {
+    for (const ImportStatement& s : imports_of(file)) {
       if (s.names.empty()) continue;  // `import x`: not a re-export of a name
       // The name as the module it comes from calls it (`from .shown import show as render`).
       const auto bound = std::find(s.bound.begin(), s.bound.end(), first);
@@ -367,7 +371,7 @@ std::pair<std::string, std::string> FileProjectContext::follow_reexports(const s
     file = std::move(next->first);
     rest = std::move(next->second);
   }
-  return {file, rest};
+  return reexports_.emplace(std::move(key), std::make_pair(std::move(file), std::move(rest))).first->second;
 }
 
 namespace {

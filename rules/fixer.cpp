@@ -49,13 +49,13 @@ AppliedFixes apply_fixes(const std::string& text, const std::vector<Finding>& fi
 }
 
 FixedFile fix_buffer(const std::string& path, const std::string& bytes, const RuleSet& rules, ts::Parser& parser,
-                     bool unsafe, ProjectContext* project) {
+                     bool unsafe, ProjectContext* project, const FileResult* first) {
   // Offsets refer to the text after one BOM (SourceFile drops exactly one). Every pass lints the
   // bytes with that BOM in front, so the offsets always index `text`, however many BOMs follow it.
   const std::string bom = bytes.rfind("\xEF\xBB\xBF", 0) == 0 ? "\xEF\xBB\xBF" : "";
   std::string text = bytes.substr(bom.size());
   FixedFile out;
-  out.result = lint_buffer(path, bytes, rules, parser, project);
+  out.result = first ? *first : lint_buffer(path, bytes, rules, parser, project);
   // As ruff does, a file with a syntax error is not fixed: tree-sitter's error recovery can place
   // an edit where the next parse does not see it, and the same fix would then be added every pass.
   for (int pass = 0; pass < kMaxFixPasses && out.result.linted && !out.result.has_syntax_error(); ++pass) {

@@ -32,8 +32,10 @@ struct FixedFile {
 constexpr int kMaxFixPasses = 4;
 
 // Lints `bytes` as `path`, applies the fixes, and repeats until nothing applies. A file with a
-// syntax error is left as it is (the result says why: the syntax error).
+// syntax error is left as it is (the result says why: the syntax error). `first`, when given, is
+// the lint of these very bytes with these rules and this project (the run's own result): the first
+// pass starts from it instead of linting the file again.
 FixedFile fix_buffer(const std::string& path, const std::string& bytes, const RuleSet& rules, ts::Parser& parser,
-                     bool unsafe, ProjectContext* project = nullptr);
+                     bool unsafe, ProjectContext* project = nullptr, const FileResult* first = nullptr);
 
 }  // namespace perflint
