@@ -55,6 +55,7 @@ class FileProjectContext final : public ProjectContext {
   // what reaches it, to a fixpoint; a path crosses at most kMaxDepth files, cycles included. Only
   // the table is kept; only files with a step or reached by one are parsed.
   std::vector<StepEntry> step_entries(const std::string& file) override;
+  void prepare(const std::vector<std::string>& files) override;
   static constexpr int kMaxDepth = 6;
   // What the project answers for `file`: the path, size and modification time of the .py files of
   // its directory (the siblings the model reads) and of the project files it imports (whose

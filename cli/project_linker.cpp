@@ -599,13 +599,31 @@ void FileProjectContext::link_root(const std::string& root) {
   }
 }
 
-std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
-  // PERFLINT_LINKER=0 turns the linker off: a benchmark knob (bench/throughput.sh reports its share).
+namespace {
+// PERFLINT_LINKER=0 turns the linker off: a benchmark knob (bench/throughput.sh reports its share).
+bool linker_off() {
   static const bool off = [] {
     const char* v = std::getenv("PERFLINT_LINKER");
     return v && std::string_view(v) == "0";
   }();
-  if (off) return {};
+  return off;
+}
+}  // namespace
+
+void FileProjectContext::prepare(const std::vector<std::string>& files) {
+  if (linker_off()) return;
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::set<std::string> roots;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
+    if (!ec) roots.insert(root_for(fs::path(self)));
+  }
+  for (const std::string& root : roots) link_root(root);
+}
+
+std::vector<StepEntry> FileProjectContext::step_entries(const std::string& file) {
+  if (linker_off()) return {};
   std::error_code ec;
   const std::string self = fs::absolute(fs::path(file), ec).lexically_normal().string();
   std::lock_guard<std::recursive_mutex> lock(mu_);

@@ -90,6 +90,13 @@ LintRun lint_files(const std::vector<LintJob>& jobs, const RunnerOptions& option
   run.results.resize(jobs.size());
   std::vector<std::string> kept(jobs.size());
   std::atomic<size_t> next{0};
+  // The linker's tables first, in a fixed order: no answer may depend on which file was linted first.
+  if (options.project) {
+    std::vector<std::string> files;
+    for (const LintJob& job : jobs)
+      if (!job.content) files.push_back(job.path);
+    options.project->prepare(files);
+  }
 
   auto worker = [&] {
     ts::Parser parser;

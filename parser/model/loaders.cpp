@@ -8,9 +8,16 @@ namespace perflint {
 
 namespace {
 
-// A loader's name says it is for evaluation (`val_loader`, `test_dl`, `eval_iter`).
+// A loader's name says it is for evaluation (`val_loader`, `test_dl`, `eval_iter`, `dev_loader`,
+// `loader_dev`; not `device_loader`).
 bool named_for_evaluation(std::string_view name) {
-  return icontains(name, "val") || icontains(name, "test") || icontains(name, "eval");
+  if (icontains(name, "val") || icontains(name, "test") || icontains(name, "eval")) return true;
+  for (size_t at = name.find("dev"); at != std::string_view::npos; at = name.find("dev", at + 1)) {
+    const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(name[at - 1]));
+    const bool ends = at + 3 == name.size() || !std::isalpha(static_cast<unsigned char>(name[at + 3]));
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -20,8 +27,11 @@ TSNode Model::Impl::iterable_base(TSNode e, bool* enumerated) const {
     TSNode fn = field(e, "function");
     const std::string_view name = last_component(t(fn));
     // (`metric_logger.log_every(loader, print_freq, header)`: the MetricLogger of DINO, DeiT, MAE, iBOT.)
+    // (`itertools.chain.from_iterable(loaders)`: the batches of a list of loaders, one after another;
+    // LM-LSTM-CRF's buckets, held-out round 46.)
     if (name != "enumerate" && name != "tqdm" && name != "iter" && name != "zip" && name != "islice" &&
-        name != "track" && name != "progress_bar" && name != "ProgressBar" && name != "log_every")
+        name != "track" && name != "progress_bar" && name != "ProgressBar" && name != "log_every" &&
+        name != "from_iterable" && name != "chain")
       break;
     if (name == "enumerate" && enumerated) *enumerated = true;
     TSNode args = field(e, "arguments");
@@ -394,6 +404,12 @@ void Model::Impl::collect_loaders() {
           else if (caller_name == "_") d.discarded = true;
         }
       }
+    } else if ((is(parent, "list_comprehension") || is(parent, "generator_expression")) &&
+               ts::same(field(parent, "body"), c.node) && is(ts::parent(parent), "assignment") &&
+               ts::same(field(ts::parent(parent), "right"), parent)) {
+      // `loaders = [DataLoader(b, bs) for b in buckets]`: the list is what the script names, iterates
+      // (`itertools.chain.from_iterable(loaders)`) or hands to an evaluator (held-out round 46).
+      d.variable = std::string(t(field(ts::parent(parent), "left")));
     } else if (!null(fn) && is(parent, "return_statement")) {
       d.variable = bound_to_result(fn, -1);  // `return DataLoader(...)`
       returned_at = -1;
