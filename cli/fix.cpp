@@ -247,6 +247,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
   };
   std::vector<One> done(jobs.size());
   std::atomic<size_t> next{0};
+  prepare_project(jobs, options);  // as lint_files does: the fixes must not depend on the order of files
   auto work = [&](const LintJob& job, One& one, ts::Parser& parser) {
     one.result.path = job.path;
     FileRead read = read_job(job, options.max_file_size);

@@ -85,18 +85,20 @@ unsigned effective_jobs(unsigned jobs, size_t files) {
   return n;
 }
 
+void prepare_project(const std::vector<LintJob>& jobs, const RunnerOptions& options) {
+  if (!options.project) return;
+  std::vector<std::string> files;
+  for (const LintJob& job : jobs)
+    if (!job.content) files.push_back(job.path);
+  options.project->prepare(files);
+}
+
 LintRun lint_files(const std::vector<LintJob>& jobs, const RunnerOptions& options) {
   LintRun run;
   run.results.resize(jobs.size());
   std::vector<std::string> kept(jobs.size());
   std::atomic<size_t> next{0};
-  // The linker's tables first, in a fixed order: no answer may depend on which file was linted first.
-  if (options.project) {
-    std::vector<std::string> files;
-    for (const LintJob& job : jobs)
-      if (!job.content) files.push_back(job.path);
-    options.project->prepare(files);
-  }
+  prepare_project(jobs, options);
 
   auto worker = [&] {
     ts::Parser parser;

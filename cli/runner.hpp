@@ -39,6 +39,11 @@ struct LintRun {
   std::map<std::string, std::string, std::less<>> sources;
 };
 
+// The project linker's tables for the roots of these jobs' files, computed now, one root after
+// another in a fixed order (ProjectContext::prepare): lint_files and fix_files call it before their
+// threads start, so that no file's answer depends on which file a thread linted first.
+void prepare_project(const std::vector<LintJob>& jobs, const RunnerOptions& options);
+
 LintRun lint_files(const std::vector<LintJob>& jobs, const RunnerOptions& options);
 
 // The number of threads `jobs` asks for, given `files` to lint (never more threads than files).
