@@ -13,7 +13,7 @@ namespace perflint {
 
 namespace {
 
-constexpr std::string_view kFactsVersion = "project-facts 13";
+constexpr std::string_view kFactsVersion = "project-facts 14";
 
 std::string blob_name(const std::string& root) { return std::string(kFactsVersion) + " " + root; }
 

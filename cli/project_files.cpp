@@ -197,6 +197,31 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
   return library_cuda_user(self);
 }
 
+const ModuleSummary* FileProjectContext::cuda_importer_by_import(const std::string& file) {
+  // catr's engine.py: main.py builds `torch.device(config.device)` from configuration.py's Config
+  // (`self.device = 'cuda'`) and calls engine.train_one_epoch(..., device) every epoch (held-out
+  // round 47). The scripts that import this module, in this directory or another, that call one of
+  // its functions in a default launch; the first whose imports pick a CUDA device.
+  const std::string module = fs::path(file).stem().string();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  const ModuleSummary* own = summary_of(self.string());
+  if (!own) return nullptr;
+  for (const std::string& other : importers_naming(self.string(), module)) {
+    if (other == self.string() || is_test_path(other)) continue;
+    const ModuleSummary* s = summary_of(other);
+    if (!s || s->uses_cuda) continue;  // a CUDA script is cuda_importer's
+    const ModuleSummary* calls = importer_summary(other);
+    if (!calls || !own->defines_any(calls->default_calls)) continue;
+    // Only a module that sets a device (`self.device = 'cuda'`), not one that merely uses the GPU
+    // somewhere or returns a device from a function the script may not call (crossfile_device_helper's
+    // CPU trap imports utils.py, whose get_device() picks CUDA, and calls get_cpu_device()).
+    if (const ModuleSummary* device = cuda_imported(other); device && device->cuda_setting) return device;
+  }
+  return nullptr;
+}
+
 const ModuleSummary* FileProjectContext::library_cuda_user(const fs::path& self) {
   // A library's base class whose training loop the examples run on CUDA (DeepCTR-Torch's
   // BaseModel.fit, `device="cpu"` by default; an example builds `DeepFM(..., device="cuda:0")`, DeepFM

@@ -33,6 +33,7 @@ class FileProjectContext final : public ProjectContext {
                                            std::string_view method) override;
   bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
+  const ModuleSummary* cuda_importer_by_import(const std::string& file) override;
   // cuda_importer's last resort: a CUDA script that calls a class built on this library module.
   const ModuleSummary* library_cuda_user(const std::filesystem::path& self);
   const ModuleSummary* cuda_imported(const std::string& file) override;

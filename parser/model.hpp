@@ -247,6 +247,10 @@ class Model {
   // device or tensor type (StepEntry::default_device).
   bool default_device_from_step() const;
   TSNode cuda_evidence() const;  // the first node that shows CUDA use, or null
+  // The CUDA evidence is a setting: a CUDA device string (or `torch.device` of one) assigned to a
+  // name or to an attribute of self (`self.device = 'cuda'` in a Config, `DEVICE = torch.device(
+  // "cuda" if ... else "cpu")`), not a call that uses the GPU or a function that returns a device.
+  bool cuda_evidence_is_setting() const;
   // No CUDA use in this file, but a sibling that imports it uses CUDA (its step code lives here).
   const ModuleSummary* cuda_importer() const;
   // A project module this file imports that picks CUDA (`import config as CFG` with `device =

@@ -52,6 +52,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   for (std::string_view w : {"autocast", "GradScaler", "float16", ".half(", "bfloat16", "mixed_precision", "amp.initialize"})
     m.mentions_reduced_precision = m.mentions_reduced_precision || text.find(w) != std::string::npos;
   if (m.uses_cuda) m.cuda_line = source->position(ts_node_start_byte(model.cuda_evidence())).line;
+  m.cuda_setting = model.cuda_evidence_is_setting();
   m.imports = model.imported_module_names();
   m.functions = model.function_summaries();
   m.stepped_results = model.stepped_results(&m.functions);

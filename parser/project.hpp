@@ -166,6 +166,7 @@ struct ModuleSummary {
   std::string module;                 // file stem: "engine"
   bool uses_cuda = false;
   uint32_t cuda_line = 0;             // first CUDA evidence
+  bool cuda_setting = false;          // that evidence is a device setting (Model::cuda_evidence_is_setting)
   // Its text names 16-bit compute (autocast, GradScaler, half/float16/bfloat16): a step that runs
   // here may not be fp32 (precision rules of the importing script stay quiet).
   bool mentions_reduced_precision = false;
@@ -213,6 +214,14 @@ class ProjectContext {
   virtual const ModuleSummary* sibling(const std::string& from_file, std::string_view module) = 0;
   // A sibling in the same directory that imports `file`'s module and uses CUDA, or nullptr.
   virtual const ModuleSummary* cuda_importer(const std::string& file) = 0;
+  // A script without CUDA use of its own that imports `file`'s module, calls its functions in a
+  // default launch, and takes its device from a module it imports (cuda_imported of the script):
+  // that module, or nullptr. Asked only when cuda_importer, cuda_imported and step_method_cuda
+  // find nothing.
+  virtual const ModuleSummary* cuda_importer_by_import(const std::string& file) {
+    (void)file;
+    return nullptr;
+  }
   // A module of the project that `file` imports and that uses CUDA (a `dist_util.dev()` that returns
   // the CUDA device), or nullptr.
   virtual const ModuleSummary* cuda_imported(const std::string& file) {

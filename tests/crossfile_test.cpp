@@ -1244,4 +1244,11 @@ TEST(CrossFile, AnOptionHandedOverInAKeywordsDictSwitchesTheAgentsBranchOffInEve
   // first (8 or 13 findings with --jobs 2); check_project lints the files in both orders.
   check_project(kDir.parent_path() / "crossfile_option_through_kwargs_dict", 4);
 }
+TEST(CrossFile, ADeviceFromAConfigInstanceOfAnotherModuleReachesTheStepItsLoopRuns) {
+  // tests/fixtures/crossfile_device_from_config_instance/: main.py builds `torch.device(config.device)`
+  // from configuration.py's Config (`self.device = 'cuda'` in __init__) and its loop runs engine.py's
+  // train_one_epoch: both are judged on CUDA (catr, held-out round 47: 11 misses). Trap: cpu/, the
+  // same shape with Settings naming the CPU, where no CUDA rule fires.
+  check_project(kDir.parent_path() / "crossfile_device_from_config_instance", 6);
+}
 }  // namespace perflint

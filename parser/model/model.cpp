@@ -975,6 +975,30 @@ std::vector<std::string> Model::imported_module_names() const {
 }
 TSNode Model::cuda_evidence() const { return impl_->cuda_node; }
 
+bool Model::cuda_evidence_is_setting() const {
+  TSNode n = impl_->cuda_node;
+  if (ts_node_is_null(n) || !ts::is(n, "string")) return false;
+  for (int guard = 0; guard < 8; ++guard) {
+    const TSNode up = ts::parent(n);
+    if (ts_node_is_null(up)) return false;
+    const std::string_view k = ts::kind(up);
+    if (k == "assignment") {
+      if (!ts::same(ts::field(up, "right"), n)) return false;
+      const TSNode left = ts::field(up, "left");
+      if (ts::is(left, "identifier")) return true;
+      return ts::is(left, "attribute") && impl_->t(ts::field(left, "object")) == "self";
+    }
+    if (k == "call") {
+      const CallInfo* c = impl_->call_info(up);
+      if (!c || c->qualname != "torch.device") return false;
+    } else if (k != "conditional_expression" && k != "parenthesized_expression" && k != "argument_list") {
+      return false;
+    }
+    n = up;
+  }
+  return false;
+}
+
 const void* Model::find_derived(void (*key)()) const {
   for (const auto& [k, v] : impl_->derived)
     if (k == key) return v.get();
