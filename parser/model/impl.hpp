@@ -432,6 +432,10 @@ struct Model::Impl {
   // `Net.from_config(cfg)` of Hugging Face, `Net.load_from_checkpoint(p)` of Lightning): `Net` too.
   TSNode constructed_class(TSNode call) const;
   std::string_view instance_class_uncached(TSNode callee, int depth) const;
+  // `for flow in self.flows: out = flow(out)`: the loop over a container of modules that binds the
+  // name `callee` is, and the container's elements' class (ModuleList/Sequential/list built from
+  // instances, or filled with `.append(Cls(...))`); `visit` is handed each element expression.
+  void for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const;
 
   // loops
   struct Loop {

@@ -145,7 +145,66 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
   // (`net = GraphNet(...)`, `train(net, opt, loader)`).
   if (found.empty() && is(callee, "identifier"))
     for_each_bound_argument(t(callee), [&](TSNode a) { return from_value(past_moves_and_wrappers(a)); });
+  // A loop over a container of modules (glow's `for flow in self.flows: out = flow(out)`, held-out
+  // round 47).
+  if (found.empty() && is(callee, "identifier")) for_each_container_element(callee, from_value);
   return found;
+}
+
+void Model::Impl::for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const {
+  const std::string_view name = t(callee);
+  // The innermost enclosing `for` of this function that binds the name (alone, or as the second of
+  // `for i, block in enumerate(...)`).
+  TSNode over{};
+  for (TSNode up = ts::parent(callee); !null(up) && null(over); up = ts::parent(up)) {
+    if (is(up, "function_definition") || is(up, "class_definition")) return;
+    if (!is(up, "for_statement")) continue;
+    const TSNode left = field(up, "left");
+    TSNode right = unparenthesized(field(up, "right"));
+    bool enumerated = false;
+    if (is(right, "call") && (t(field(right, "function")) == "enumerate" || t(field(right, "function")) == "reversed")) {
+      enumerated = t(field(right, "function")) == "enumerate";
+      const TSNode args = field(right, "arguments");
+      right = ts_node_named_child_count(args) >= 1 ? ts_node_named_child(args, 0) : TSNode{};
+    }
+    if (is(left, "identifier") && !enumerated && t(left) == name) {
+      over = right;
+    } else if (enumerated && (is(left, "pattern_list") || is(left, "tuple_pattern")) &&
+               ts_node_named_child_count(left) == 2 && t(ts_node_named_child(left, 1)) == name) {
+      over = right;
+    }
+  }
+  // `self.flows[::-1]`: the same elements.
+  if (is(over, "subscript") && is(field(over, "subscript"), "slice")) over = field(over, "value");
+  if (!is(over, "identifier") && !is(over, "attribute")) return;
+  const std::string_view container = t(over);
+  const Bindings& b = bindings();
+  const auto& index = is(over, "identifier") ? b.by_name : b.by_attribute;
+  // Built whole: `nn.ModuleList([Block(...) for _ in range(n)])`, `nn.Sequential(A(), B())`, `[A(), B()]`.
+  if (const auto found = index.find(container); found != index.end())
+    for (size_t ai : found->second) {
+      TSNode v = unparenthesized(all_assigns[ai].value);
+      if (is(v, "call")) {
+        const std::string_view kind = last_component(t(field(v, "function")));
+        if (kind != "ModuleList" && kind != "Sequential" && kind != "list") continue;
+        const TSNode args = field(v, "arguments");
+        if (null(args) || ts_node_named_child_count(args) == 0) continue;
+        v = ts_node_named_child(args, 0);
+        if (kind == "Sequential" && is(v, "call")) {
+          if (visit(v)) return;
+          continue;
+        }
+      }
+      if (is(v, "list_comprehension") && visit(unparenthesized(field(v, "body")))) return;
+      if (is(v, "list"))
+        for (TSNode e : ts::named_children(v))
+          if (is(e, "call") && visit(e)) return;
+    }
+  // Filled one by one: `self.flows.append(Flow(...))`.
+  for (const CallInfo& c : calls)
+    if (c.method == "append" && !null(c.receiver) && t(c.receiver) == container && c.positional.size() == 1 &&
+        is(c.positional.front(), "call") && visit(c.positional.front()))
+      return;
 }
 
 std::string_view Model::Impl::object_class(TSNode receiver) const {
