@@ -1,6 +1,7 @@
 // PFL503 cudnn-benchmark-off: a CUDA conv model trained without cuDNN autotuning. With
 // `torch.backends.cudnn.benchmark = True` cuDNN times its convolution algorithms once per input
 // shape and keeps the fastest; without it a heuristic picks one, often several times slower.
+#include <cctype>
 #include <string>
 
 #include "parser/model.hpp"
@@ -31,6 +32,20 @@ TSNode rightmost(TSNode assignment) {
 }
 
 // Signs that the user chose reproducibility, or that input shapes vary: benchmark would not pay.
+// An R-CNN by name: `FasterRCNNVGG16`, `MaskRCNN`, `fasterrcnn_resnet50_fpn`, `rcnn.Net`; not a
+// character CNN (`CharCNN`, `super(CharCNN, self).__init__()`: Text-Classification-Models-Pytorch,
+// held-out round 46).
+bool names_rcnn(std::string_view f) {
+  if (f.find("RCNN") != std::string_view::npos) return true;
+  for (size_t at = f.find("rcnn"); at != std::string_view::npos; at = f.find("rcnn", at + 1)) {
+    const std::string_view before = f.substr(0, at);
+    if (before.empty() || !std::isalpha(static_cast<unsigned char>(before.back())) || before.ends_with("faster") ||
+        before.ends_with("mask") || before.ends_with("keypoint") || before.ends_with("cascade") || before.ends_with("fast"))
+      return true;
+  }
+  return false;
+}
+
 bool benchmark_unwanted(const Model& model) {
   for (TSNode a : model.nodes_of_kind("assignment")) {
     const std::string q = model.qualname(ts::field(a, "left"));
@@ -50,8 +65,9 @@ bool benchmark_unwanted(const Model& model) {
     // project (`FasterRCNNVGG16()`: the family resizes each image by its shorter side; round 13):
     // images keep their aspect, so shapes differ from batch to batch.
     const std::string_view f = model.text(c.function);
-    for (std::string_view cue : {"aspectratio", "aspect_ratio", "GroupedBatchSampler", "rcnn"})
+    for (std::string_view cue : {"aspectratio", "aspect_ratio", "GroupedBatchSampler"})
       if (icontains(f, cue)) return true;
+    if (names_rcnn(f)) return true;
     // Lightning's Trainer(benchmark=...) sets the flag itself.
     if (c.keyword("benchmark") && (c.qualname.starts_with("lightning") || c.qualname.starts_with("pytorch_lightning")))
       return true;
