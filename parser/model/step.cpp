@@ -328,6 +328,28 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
                                                   null(functions[it->second.front()].cls) &&
                                                   std::find(out.begin(), out.end(), it->second.front()) == out.end())
         out.push_back(it->second.front());
+  // A function of this file kept in an attribute, `self.act = gelu` or `self.head = ProtoNetHead`,
+  // then `self.head(query, ...)`: the function the attribute is bound to, when the branches the
+  // defaults leave on bind it to one (MetaOptNet's ClassificationHead picks one of six heads by a
+  // constructor argument that each launch sets: not followed, as no single head is known to run;
+  // held-out round 48).
+  if (out.empty() && is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self" &&
+      !c.method.empty())
+    if (const auto found = bindings().by_attribute.find(t(c.function)); found != bindings().by_attribute.end()) {
+      size_t bound = SIZE_MAX;
+      for (size_t ai : found->second) {
+        if (switched_off(all_assigns[ai].ctx)) continue;
+        const TSNode v = unparenthesized(all_assigns[ai].value);
+        const auto it = is(v, "identifier") ? functions_by_name.find(t(v)) : functions_by_name.end();
+        if (it == functions_by_name.end() || it->second.size() != 1 || !null(functions[it->second.front()].cls) ||
+            (bound != SIZE_MAX && bound != it->second.front())) {
+          bound = SIZE_MAX - 1;  // something else, or a second function: not known
+          break;
+        }
+        bound = it->second.front();
+      }
+      if (bound < functions.size()) out.push_back(bound);
+    }
   // `diffusion.sample_timesteps(n)` with `diffusion = Diffusion(...)`, a class of this file.
   if (out.empty() && is(c.function, "attribute") && !c.method.empty() && method_names.count(c.method) &&
       (is(c.receiver, "identifier") || is(c.receiver, "attribute")) && t(c.receiver) != "self")
