@@ -19,6 +19,7 @@
 
 #include "util/io.hpp"
 #include "cli/options.hpp"
+#include "parser/source.hpp"
 #include "parser/ts.hpp"
 #include "rules/fixer.hpp"
 #include "util/byte_size.hpp"
@@ -265,8 +266,7 @@ FixRun fix_files(const std::vector<LintJob>& jobs, const RunnerOptions& options,
     const FileResult* known = nullptr;
     if (auto r = firsts.find(job.path); r != firsts.end() && r->second->linted)
       if (auto src = first->sources->find(job.path); src != first->sources->end()) {
-        const std::string_view now = std::string_view(read.bytes).substr(read.bytes.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0);
-        if (now == src->second) known = r->second;
+        if (without_bom(read.bytes) == src->second) known = r->second;
       }
     FixedFile fixed = fix_buffer(job.path, read.bytes, *job.rules, parser, unsafe, options.project, known);
     one.result = std::move(fixed.result);
@@ -354,7 +354,7 @@ FixCounts count_fixes(const std::vector<LintJob>& jobs, const RunnerOptions& opt
     for (size_t i = 0; i < fixable.size(); ++i)
       if (unsafe_only.count(fixable[i].path)) {
         with_unsafe.push_back(fixable[i]);
-        safe_there += i < safe.applied_by_job.size() ? safe.applied_by_job[i] : 0;
+        safe_there += safe.applied_by_job[i];
       }
     counts.with_unsafe = counts.safe - safe_there + fix_files(with_unsafe, quiet, true, false, &first).applied;
   }

@@ -190,11 +190,15 @@ const ModuleSummary* FileProjectContext::cuda_importer(const std::string& file) 
     const ModuleSummary* s = summary_of(other);
     if (!s || !s->uses_cuda) continue;
     if (!own) own = summary_of(self.string());
-    const ModuleSummary* calls = importer_summary(other);
-    if (!own || !calls) continue;
-    if (own->defines_any(calls->default_calls)) return s;
+    if (calls_by_default(own, other)) return s;
   }
   return library_cuda_user(self);
+}
+
+bool FileProjectContext::calls_by_default(const ModuleSummary* module, const std::string& importer) {
+  if (!module) return false;
+  const ModuleSummary* calls = importer_summary(importer);
+  return calls && module->defines_any(calls->default_calls);
 }
 
 const ModuleSummary* FileProjectContext::cuda_importer_by_import(const std::string& file) {
@@ -212,8 +216,7 @@ const ModuleSummary* FileProjectContext::cuda_importer_by_import(const std::stri
     if (other == self.string() || is_test_path(other)) continue;
     const ModuleSummary* s = summary_of(other);
     if (!s || s->uses_cuda) continue;  // a CUDA script is cuda_importer's
-    const ModuleSummary* calls = importer_summary(other);
-    if (!calls || !own->defines_any(calls->default_calls)) continue;
+    if (!calls_by_default(own, other)) continue;
     // Only a module that sets a device (`self.device = 'cuda'`), not one that merely uses the GPU
     // somewhere or returns a device from a function the script may not call (crossfile_device_helper's
     // CPU trap imports utils.py, whose get_device() picks CUDA, and calls get_cpu_device()).
@@ -249,8 +252,7 @@ const ModuleSummary* FileProjectContext::library_cuda_user(const fs::path& self)
       const ModuleSummary* s = summary_of(user);
       if (!s || !s->uses_cuda) continue;
       if (!built && !(built = parsed_summary_of(mid))) break;
-      const ModuleSummary* calls = importer_summary(user);
-      if (calls && built->defines_any(calls->default_calls)) return s;
+      if (calls_by_default(built, user)) return s;
     }
   }
   return nullptr;

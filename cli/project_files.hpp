@@ -34,6 +34,9 @@ class FileProjectContext final : public ProjectContext {
   bool called_only_conditionally_elsewhere(const std::string& file, std::string_view function) override;
   const ModuleSummary* cuda_importer(const std::string& file) override;
   const ModuleSummary* cuda_importer_by_import(const std::string& file) override;
+  // `importer` calls, in a default launch (not under a branch its defaults switch off), a name that
+  // `module` defines. Caller holds mu_.
+  bool calls_by_default(const ModuleSummary* module, const std::string& importer);
   // cuda_importer's last resort: a CUDA script that calls a class built on this library module.
   const ModuleSummary* library_cuda_user(const std::filesystem::path& self);
   const ModuleSummary* cuda_imported(const std::string& file) override;

@@ -541,13 +541,13 @@ class ProjectContext {
     (void)file;
     return nullptr;
   }
-  // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
-  // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   // Called once before a run lints `files` (on any number of threads): the project linker's
   // tables for their roots are computed here, one root after another in a fixed order, so that no
   // file's answer depends on which file a thread happened to lint first (a summary made while the
   // linker is half-way through its root sees half of its table).
   virtual void prepare(const std::vector<std::string>& files) { (void)files; }
+  // A fingerprint of everything outside `file` (whose text is `text`) that the answers above read for
+  // it (for the result cache: when it changes, a cached result of `file` is stale). Empty: no project.
   virtual std::string fingerprint(const std::string& file, std::string_view text) {
     (void)file;
     (void)text;

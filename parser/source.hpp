@@ -39,6 +39,11 @@ class SourceFile {
   std::vector<uint32_t> line_starts_;
 };
 
+// `bytes` without one leading UTF-8 BOM: the text SourceFile's offsets index.
+inline std::string_view without_bom(std::string_view bytes) {
+  return bytes.starts_with("\xEF\xBB\xBF") ? bytes.substr(3) : bytes;
+}
+
 // Number of code points in a UTF-8 string (continuation bytes are not counted).
 uint32_t count_code_points(std::string_view s);
 

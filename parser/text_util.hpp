@@ -46,6 +46,18 @@ inline size_t count_word(std::string_view text, std::string_view word, size_t li
 }
 inline bool names_word(std::string_view text, std::string_view word) { return count_word(text, word, 1) > 0; }
 
+// `part` is a part of the name between non-letters (`dev` in `dev_loader`, `loader_dev`, `dev2`; not
+// in `device_loader`).
+inline bool has_name_part(std::string_view name, std::string_view part) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (part.empty()) return false;
+  for (size_t at = name.find(part); at != std::string_view::npos; at = name.find(part, at + 1)) {
+    const size_t end = at + part.size();
+    if ((at == 0 || !letter(name[at - 1])) && (end >= name.size() || !letter(name[end]))) return true;
+  }
+  return false;
+}
+
 // A name about the device (`--cuda`, `use_gpu`, `args.device`, `get_device`, `accelerator`).
 inline bool names_device(std::string_view name) {
   for (std::string_view w : {"cuda", "gpu", "device", "accel"})

@@ -11,13 +11,7 @@ namespace {
 // A loader's name says it is for evaluation (`val_loader`, `test_dl`, `eval_iter`, `dev_loader`,
 // `loader_dev`; not `device_loader`).
 bool named_for_evaluation(std::string_view name) {
-  if (icontains(name, "val") || icontains(name, "test") || icontains(name, "eval")) return true;
-  for (size_t at = name.find("dev"); at != std::string_view::npos; at = name.find("dev", at + 1)) {
-    const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(name[at - 1]));
-    const bool ends = at + 3 == name.size() || !std::isalpha(static_cast<unsigned char>(name[at + 3]));
-    if (starts && ends) return true;
-  }
-  return false;
+  return icontains(name, "val") || icontains(name, "test") || icontains(name, "eval") || has_name_part(name, "dev");
 }
 
 }  // namespace

@@ -161,9 +161,9 @@ void Model::Impl::for_each_container_element(TSNode callee, const std::function<
     if (!is(up, "for_statement")) continue;
     const TSNode left = field(up, "left");
     TSNode right = unparenthesized(field(up, "right"));
-    bool enumerated = false;
-    if (is(right, "call") && (t(field(right, "function")) == "enumerate" || t(field(right, "function")) == "reversed")) {
-      enumerated = t(field(right, "function")) == "enumerate";
+    const std::string_view wrapper = is(right, "call") ? t(field(right, "function")) : std::string_view{};
+    const bool enumerated = wrapper == "enumerate";
+    if (enumerated || wrapper == "reversed") {
       const TSNode args = field(right, "arguments");
       right = ts_node_named_child_count(args) >= 1 ? ts_node_named_child(args, 0) : TSNode{};
     }
@@ -336,19 +336,19 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   if (out.empty() && is(c.function, "attribute") && is(c.receiver, "identifier") && t(c.receiver) == "self" &&
       !c.method.empty())
     if (const auto found = bindings().by_attribute.find(t(c.function)); found != bindings().by_attribute.end()) {
-      size_t bound = SIZE_MAX;
+      std::optional<size_t> bound;
+      bool known = true;
       for (size_t ai : found->second) {
         if (switched_off(all_assigns[ai].ctx)) continue;
         const TSNode v = unparenthesized(all_assigns[ai].value);
         const auto it = is(v, "identifier") ? functions_by_name.find(t(v)) : functions_by_name.end();
-        if (it == functions_by_name.end() || it->second.size() != 1 || !null(functions[it->second.front()].cls) ||
-            (bound != SIZE_MAX && bound != it->second.front())) {
-          bound = SIZE_MAX - 1;  // something else, or a second function: not known
-          break;
-        }
+        // Something else, or a second function: not known.
+        known = it != functions_by_name.end() && it->second.size() == 1 && null(functions[it->second.front()].cls) &&
+                (!bound || *bound == it->second.front());
+        if (!known) break;
         bound = it->second.front();
       }
-      if (bound < functions.size()) out.push_back(bound);
+      if (known && bound) out.push_back(*bound);
     }
   // `diffusion.sample_timesteps(n)` with `diffusion = Diffusion(...)`, a class of this file.
   if (out.empty() && is(c.function, "attribute") && !c.method.empty() && method_names.count(c.method) &&

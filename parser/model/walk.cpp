@@ -230,14 +230,14 @@ void Model::Impl::build(TSNode root, const std::vector<std::string>& wanted) {
     cuda_imported = project->cuda_imported(src.path());
     if (!cuda_imported) cuda_by_step = project->step_method_cuda(src.path());
   }
-  const size_t own_steps = step_loop_nodes.size();
+  const bool own_steps = !step_loop_nodes.empty();
   collect_loaders();
   // An entry script whose loop runs another module's step loop (link_siblings, in collect_loaders:
   // `train_one_epoch(model, loader, optimizer, device)` of engine.py) takes its device from a module
   // it imports as a script with its own step loop does (`device = torch.device(config.device)`
   // with `self.device = 'cuda'` in configuration.py's Config: catr, held-out round 47).
-  if (project && null(cuda_node) && !importer && !cuda_imported && !cuda_by_step && own_steps == 0 &&
-      step_loop_nodes.size() > own_steps)
+  if (project && null(cuda_node) && !importer && !cuda_imported && !cuda_by_step && !own_steps &&
+      !step_loop_nodes.empty())
     if (const ModuleSummary* m = project->cuda_imported(src.path()); m && m->cuda_setting) cuda_imported = m;
 }
 

@@ -31,7 +31,6 @@ TSNode rightmost(TSNode assignment) {
   return right;
 }
 
-// Signs that the user chose reproducibility, or that input shapes vary: benchmark would not pay.
 // An R-CNN by name: `FasterRCNNVGG16`, `MaskRCNN`, `fasterrcnn_resnet50_fpn`, `rcnn.Net`; not a
 // character CNN (`CharCNN`, `super(CharCNN, self).__init__()`: Text-Classification-Models-Pytorch,
 // held-out round 46).
@@ -39,13 +38,14 @@ bool names_rcnn(std::string_view f) {
   if (f.find("RCNN") != std::string_view::npos) return true;
   for (size_t at = f.find("rcnn"); at != std::string_view::npos; at = f.find("rcnn", at + 1)) {
     const std::string_view before = f.substr(0, at);
-    if (before.empty() || !std::isalpha(static_cast<unsigned char>(before.back())) || before.ends_with("faster") ||
-        before.ends_with("mask") || before.ends_with("keypoint") || before.ends_with("cascade") || before.ends_with("fast"))
-      return true;
+    if (before.empty() || !std::isalpha(static_cast<unsigned char>(before.back()))) return true;
+    for (std::string_view family : {"fast", "faster", "mask", "keypoint", "cascade"})
+      if (before.ends_with(family)) return true;
   }
   return false;
 }
 
+// Signs that the user chose reproducibility, or that input shapes vary: benchmark would not pay.
 bool benchmark_unwanted(const Model& model) {
   for (TSNode a : model.nodes_of_kind("assignment")) {
     const std::string q = model.qualname(ts::field(a, "left"));
