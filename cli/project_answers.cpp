@@ -139,11 +139,27 @@ std::vector<std::pair<std::string, const std::vector<CallArguments>*>> FileProje
     // Each importer's calls of the function are parsed once, whichever parameter is asked.
     const std::string calls_key = other + "\n" + std::string(function);
     auto calls = call_arguments_.find(calls_key);
-    if (calls == call_arguments_.end())
-      calls = call_arguments_.emplace(calls_key, call_arguments(other, text_of(other), this, function)).first;
+    if (calls == call_arguments_.end()) {
+      const std::shared_ptr<const ModelledModule> module = modelled(other);
+      calls = call_arguments_.emplace(calls_key, module ? call_arguments(*module, function) : std::vector<CallArguments>{}).first;
+    }
     out.emplace_back(other, &calls->second);
   }
   return out;
+}
+
+std::shared_ptr<const ModelledModule> FileProjectContext::modelled(const std::string& path) {
+  static constexpr size_t kKept = 8;
+  const auto hit = std::find_if(modelled_.begin(), modelled_.end(), [&](const auto& m) { return m.first == path; });
+  if (hit != modelled_.end()) {
+    std::rotate(modelled_.begin(), hit, hit + 1);
+    return modelled_.front().second;
+  }
+  // Modelling it may ask about other importers (and evict them): it is kept only once it is made.
+  std::shared_ptr<const ModelledModule> made = model_module(path, text_of(path), this);
+  if (modelled_.size() >= kKept) modelled_.pop_back();
+  modelled_.insert(modelled_.begin(), {path, made});
+  return made;
 }
 
 std::optional<std::vector<std::optional<OptionDefault>>> FileProjectContext::argument_values(
@@ -190,6 +206,32 @@ std::vector<std::string> FileProjectContext::handed_functions(const std::string&
               !q.empty() && std::find(out.begin(), out.end(), q) == out.end())
             out.push_back(std::move(q));
   return handed_functions_[key] = out;
+}
+
+std::string FileProjectContext::handed_class(const std::string& file, std::string_view function, std::string_view param,
+                                             int index) {
+  std::error_code ec;
+  const fs::path self = fs::absolute(fs::path(file), ec).lexically_normal();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  const std::string root = root_for(self);
+  // Memoised; asked again while it is being answered (a cycle of importers): none.
+  const std::string key = self.string() + "\n" + std::string(function) + "\n" + std::string(param);
+  if (auto done = handed_class_.find(key); done != handed_class_.end()) return done->second;
+  handed_class_[key] = {};
+  const std::string position = "#" + std::to_string(index);
+  std::string agreed;
+  bool reexported = false;
+  for (const auto& [other, calls] : importer_calls(self, root, function, &reexported))
+    for (const CallArguments& c : *calls) {
+      std::string cls;
+      for (const auto& [k, q] : c.classes)
+        if (k == param || (index >= 0 && k == position)) cls = root_name(root, other, q);
+      // Every call, the same class: one that passes something else (or nothing) leaves it unknown.
+      if (c.opaque || cls.empty() || (!agreed.empty() && cls != agreed)) return {};
+      agreed = std::move(cls);
+    }
+  if (reexported) return {};
+  return handed_class_[key] = agreed;
 }
 
 bool FileProjectContext::importers_cannot_name(const std::string& file, std::string_view name) {

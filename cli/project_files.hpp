@@ -76,6 +76,8 @@ class FileProjectContext final : public ProjectContext {
                                                                            std::string_view param, int index) override;
   std::vector<std::string> handed_functions(const std::string& file, std::string_view function, std::string_view param,
                                             int index) override;
+  std::string handed_class(const std::string& file, std::string_view function, std::string_view param,
+                           int index) override;
   std::vector<std::pair<std::string, std::string>> star_aliases(const std::string& from_file,
                                                                 const std::string& module) override;
   std::optional<OptionDefault> config_tree_default(const std::string& from_file, const std::string& source,
@@ -180,7 +182,11 @@ class FileProjectContext final : public ProjectContext {
   std::map<std::string, std::vector<std::pair<const ModuleSummary*, std::string>>> step_methods_;
   std::map<std::string, std::optional<std::vector<std::optional<OptionDefault>>>> argument_values_;  // argument_values
   std::map<std::string, std::vector<CallArguments>> call_arguments_;  // importer + function -> its calls
+  // The importers last modelled for call_arguments, most recent first (a few: each holds a tree).
+  std::vector<std::pair<std::string, std::shared_ptr<const ModelledModule>>> modelled_;
+  std::shared_ptr<const ModelledModule> modelled(const std::string& path);  // caller holds mu_
   std::map<std::string, std::vector<std::string>> handed_functions_;  // handed_functions
+  std::map<std::string, std::string> handed_class_;                  // handed_class
   // The calls of `self`'s function `function` in the project files (not tests) that import it from
   // its module, per importer (call_arguments, parsed once). `*reexported` says whether an importer
   // that names the function imports it through another module (not followed). Caller holds mu_.

@@ -439,6 +439,37 @@ bool scripts_import(const fs::path& parent, const std::string& name,
   return false;
 }
 
+// Whether a .py file of `dir` (a directory without __init__.py) imports a module of `dir` by the
+// directory's name (`from exp_yf.yt_dataset import f` in exp_yf/exp1_transfer.py, run from the
+// parent as `python -m exp_yf.exp1_transfer` or with the parent on PYTHONPATH): then the parent is on
+// sys.path and the directory is a namespace package of the scripts above it. Not when `dir` has a
+// module of that name itself (`dir/name.py`, `dir/name/`), which the import may mean.
+bool scripts_import_own_dir(const fs::path& dir, std::unordered_map<std::string, std::vector<std::string>>& listings) {
+  const std::string name = dir.filename().string();
+  std::error_code ec;
+  if (name.empty() || fs::exists(dir / (name + ".py"), ec) || fs::exists(dir / name, ec)) return false;
+  const auto names_own = [&](std::string_view module) {
+    return module.size() > name.size() + 1 && module.starts_with(name) && module[name.size()] == '.';
+  };
+  int files = 0;
+  for (const std::string& path : py_files_of(dir, listings)) {
+    if (++files > 200) return false;
+    const FileRead read = read_whole_file(path, 1 << 20);
+    if (read.status != FileRead::Status::Ok || read.bytes.find(name + ".") == std::string::npos) continue;
+    for (const std::string& line : import_lines(read.bytes)) {
+      const std::vector<std::string> w = import_words(line);
+      if (w.size() < 2) continue;
+      if (w[0] == "from") {
+        if (names_own(w[1])) return true;
+        continue;
+      }
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i] != "as" && w[i - 1] != "as" && names_own(w[i])) return true;
+    }
+  }
+  return false;
+}
+
 // The linker's root: project_root, or above it the directory that holds the file's top package when
 // that is higher (a package with a setup.py of its own for a C extension, such as vits's
 // monotonic_align/, is imported by the files around it).
@@ -461,7 +492,9 @@ std::string linker_root(const fs::path& file, std::unordered_map<std::string, bo
     // Answered once per directory (the copies of a corpus share their parent).
     const std::string key = dir.string();
     auto [known, fresh] = imported_from_above.try_emplace(key, false);
-    if (fresh) known->second = scripts_import(dir.parent_path(), dir.filename().string(), listings);
+    if (fresh)
+      known->second = scripts_import(dir.parent_path(), dir.filename().string(), listings) ||
+                      (!fs::exists(dir / "__init__.py", ec) && scripts_import_own_dir(dir, listings));
     if (!known->second) break;
     dir = dir.parent_path();
   }

@@ -128,6 +128,8 @@ class Model {
   // The functions of the project `e` may hold (handed over uncalled, or called through a name):
   // see Model::Impl::handed_functions.
   std::vector<std::string> handed_functions(TSNode e) const;
+  // The project class `e` is an instance of, as this file spells it ("models.Net"); empty when not known.
+  std::string argument_class(TSNode e) const;
   std::string_view text(TSNode n) const;
   const std::vector<TSNode>& nodes_of_kind(std::string_view kind) const;
 

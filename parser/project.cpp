@@ -116,15 +116,35 @@ std::optional<OptionDefault> CallArguments::passes(std::string_view param, int i
   return std::nullopt;
 }
 
-std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
-                                          std::string_view function) {
-  std::vector<CallArguments> out;
+class ModelledModule {
+ public:
+  ModelledModule(SourceFile source, ProjectContext* project)
+      : source_(std::move(source)), tree_(parser().parse(source_.text())),
+        model_(tree_ ? std::make_unique<Model>(source_, tree_.root(), std::vector<std::string>{}, project) : nullptr) {}
+  const SourceFile& source() const { return source_; }
+  const Model* model() const { return model_.get(); }
+
+ private:
+  static ts::Parser& parser() {
+    static thread_local ts::Parser p;
+    return p;
+  }
+  SourceFile source_;
+  ts::Tree tree_;
+  std::unique_ptr<Model> model_;  // refers to source_ and tree_: declared after them
+};
+
+std::shared_ptr<const ModelledModule> model_module(const std::string& path, const std::string& text,
+                                                   ProjectContext* project) {
   auto source = SourceFile::from_bytes(path, text);
-  if (!source) return out;
-  static thread_local ts::Parser parser;
-  ts::Tree tree = parser.parse(source->text());
-  if (!tree) return out;
-  Model model(*source, tree.root(), {}, project);
+  if (!source) return nullptr;
+  auto m = std::make_shared<const ModelledModule>(std::move(*source), project);
+  return m->model() ? m : nullptr;
+}
+
+std::vector<CallArguments> call_arguments(const ModelledModule& module, std::string_view function) {
+  std::vector<CallArguments> out;
+  const Model& model = *module.model();
   const auto value = [&](TSNode e) {
     OptionDefault d;
     set_default(d, model.evaluate(e));
@@ -133,19 +153,28 @@ std::vector<CallArguments> call_arguments(const std::string& path, const std::st
   for (const CallInfo& c : model.calls()) {
     if (last_component(model.text(c.function)) != function) continue;
     CallArguments& a = out.emplace_back();
-    a.line = source->position(ts_node_start_byte(c.node)).line;
+    a.line = module.source().position(ts_node_start_byte(c.node)).line;
     a.opaque = c.star_args || c.unresolved_kwargs;
     if (a.opaque) continue;
     for (TSNode p : c.positional) {
       a.positional.push_back(value(p));
       for (std::string& q : model.handed_functions(p)) a.handed.emplace_back("#" + std::to_string(a.positional.size() - 1), std::move(q));
+      if (std::string q = model.argument_class(p); !q.empty())
+        a.classes.emplace_back("#" + std::to_string(a.positional.size() - 1), std::move(q));
     }
     for (const Argument& k : c.keywords) {
       a.keywords.emplace_back(k.name, value(k.value));
       for (std::string& q : model.handed_functions(k.value)) a.handed.emplace_back(k.name, std::move(q));
+      if (std::string q = model.argument_class(k.value); !q.empty()) a.classes.emplace_back(k.name, std::move(q));
     }
   }
   return out;
+}
+
+std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
+                                          std::string_view function) {
+  const std::shared_ptr<const ModelledModule> module = model_module(path, text, project);
+  return module ? call_arguments(*module, function) : std::vector<CallArguments>{};
 }
 
 bool is_test_path(std::string_view path) {

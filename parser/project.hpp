@@ -4,6 +4,7 @@
 // (one level: a sibling's own siblings are not followed); summarize_module is pure.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -469,6 +470,18 @@ class ProjectContext {
     (void)index;
     return {};
   }
+  // The project class every call of `file`'s module-level class or function `function` in the files that
+  // import it binds `param` (positional `index`) to an instance of (CallArguments::classes): `Trainer(model,
+  // loss, ...)` with `model = AGCRN(args)` in Run.py. Named from the project root ("model.AGCRN"). Empty
+  // when a call passes something else, leaves it out or is not known, or no importer calls it.
+  virtual std::string handed_class(const std::string& file, std::string_view function, std::string_view param,
+                                   int index) {
+    (void)file;
+    (void)function;
+    (void)param;
+    (void)index;
+    return {};
+  }
   virtual bool importers_cannot_name(const std::string& file, std::string_view name) {
     (void)file;
     (void)name;
@@ -576,13 +589,24 @@ struct CallArguments {
   // Functions of the project it hands over uncalled (Model::handed_functions): "#0" or the keyword,
   // with the function as the calling file spells it.
   std::vector<std::pair<std::string, std::string>> handed;
+  // Instances of a project class it passes (Model::argument_class): "#0" or the keyword, with the class
+  // as the calling file spells it.
+  std::vector<std::pair<std::string, std::string>> classes;
   // What it passes for parameter `param` at positional `index` (-1: keyword only): nullopt where it
   // leaves it out (the default), Kind::Unknown where that is not known.
   std::optional<OptionDefault> passes(std::string_view param, int index) const;
 };
 
-// The calls of a function named `function` (by the last component of the name they call) in source
-// `text`, parsed once for all the parameters asked about.
+// A file parsed and modelled for the questions other files ask of its calls (project.cpp): kept by
+// the project context for a few files at a time, so that the calls of several functions in one
+// importer cost one parse and one model. Null when the text is not a source file.
+class ModelledModule;
+std::shared_ptr<const ModelledModule> model_module(const std::string& path, const std::string& text,
+                                                   ProjectContext* project);
+
+// The calls of a function named `function` (by the last component of the name they call) in a
+// modelled module, or in source `text`, parsed once for all the parameters asked about.
+std::vector<CallArguments> call_arguments(const ModelledModule& module, std::string_view function);
 std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
                                           std::string_view function);
 

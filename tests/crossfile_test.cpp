@@ -1251,4 +1251,11 @@ TEST(CrossFile, ADeviceFromAConfigInstanceOfAnotherModuleReachesTheStepItsLoopRu
   // same shape with Settings naming the CPU, where no CUDA rule fires.
   check_project(kDir.parent_path() / "crossfile_device_from_config_instance", 6);
 }
+TEST(CrossFile, AModelAndALossHandedToATrainersConstructorRunTheirForwardInItsStep) {
+  // tests/fixtures/crossfile_constructor_arg_class/: run.py builds GraphNet and BalanceLoss and hands
+  // them to lib/trainer.py's Trainer, which keeps them on self and calls them in its step: their
+  // forward() runs every step (AGCRN and DBNet.pytorch, held-out round 50). Trap: the Probe model
+  // handed to an Evaluator that runs once.
+  check_project(kDir.parent_path() / "crossfile_constructor_arg_class", 6);
+}
 }  // namespace perflint

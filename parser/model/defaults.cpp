@@ -412,6 +412,18 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
   // deterministic=False)` in the training loop; the evaluation helper's `deterministic=True` runs
   // behind its interval guard: DRL-Pytorch, held-out round 31). Not a constructor's without a
   // default: its other callers are not known.
+  // A function that calls itself under a test of the parameter (Speech-Backbones' monotonic_align,
+  // round 26): the recursive call's step_where asks the same question again. Not known there.
+  const std::pair<size_t, std::string_view> question{fi, param};
+  if (std::find(default_truths_asked_.begin(), default_truths_asked_.end(), question) != default_truths_asked_.end())
+    return std::nullopt;
+  default_truths_asked_.push_back(question);
+  const std::optional<bool> truth = parameter_default_truth_unguarded(fi, param);
+  default_truths_asked_.pop_back();
+  return truth;
+}
+
+std::optional<bool> Model::Impl::parameter_default_truth_unguarded(size_t fi, std::string_view param) const {
   const Function& fn = functions[fi];
   const TSNode dflt = parameter_default(fi, param);
   std::optional<bool> truth;
@@ -431,6 +443,16 @@ std::optional<bool> Model::Impl::parameter_default_truth(size_t fi, std::string_
   const long index = call_position(fn, param);
   for (size_t i : callers[fi]) {
     const CallInfo& c = calls[i];
+    // A call of the function in itself that hands the parameter on as it came (`visit(child, deep,
+    // step)`): the value the outer calls gave it.
+    const bool recursive = ts::same(call_ctx[i].function, fn.node);
+    if (recursive && !c.star_args && !c.unresolved_kwargs) {
+      const Argument* a = c.keyword(param);
+      const TSNode on = a ? a->value
+                          : index >= 0 && static_cast<long>(c.positional.size()) > index ? c.positional[static_cast<size_t>(index)]
+                                                                                        : TSNode{};
+      if (!null(on) && is(on, "identifier") && t(on) == param) continue;
+    }
     // Only calls that run with a step count (an inference path may pass it).
     if (fn.name != "__init__" && !step_where(call_ctx[i], 1).in()) continue;
     if (c.star_args || c.unresolved_kwargs) return std::nullopt;

@@ -491,6 +491,25 @@ std::string Model::Impl::parameter_class(TSNode name) const {
   return {};
 }
 
+// A parameter of the constructor of a module-level class that no call of this file builds, which every
+// call in the files that import the class binds to an instance of one project class (ProjectContext::
+// handed_class): `self.model = model` in Trainer.__init__ with `Trainer(model, ...)` and `model =
+// AGCRN(args)` in Run.py, so `self.model(x)` in the trainer's step runs AGCRN.forward (AGCRN and
+// DBNet.pytorch, held-out round 50: the model and the loss handed to the trainer).
+std::string Model::Impl::constructor_parameter_class(TSNode name) const {
+  if (!project || !is(name, "identifier")) return {};
+  const TSNode fn = function_containing(name);
+  if (null(fn)) return {};
+  const size_t fi = function_index(fn);
+  if (fi == SIZE_MAX || functions[fi].name != "__init__" || null(functions[fi].cls) ||
+      !is(ts::parent(functions[fi].cls), "module") || (fi < callers.size() && !callers[fi].empty()))
+    return {};
+  const std::string_view param = t(name);
+  const long index = call_position(functions[fi], param);  // as the calls pass it (no `self`)
+  if (index < 0 || bindings().assigns.count(scope_key(fn, param))) return {};
+  return project->handed_class(src.path(), t(field(functions[fi].cls, "name")), param, static_cast<int>(index));
+}
+
 // A parameter annotated with a project class, not rebound in its function: `def voc_train_loop(paths,
 // model: WaveRNN, ...)` with WaveRNN imported from models/fatchord_version.py (fatchord's WaveRNN,
 // held-out round 15: `model.get_step()` every step).
@@ -516,6 +535,19 @@ std::string Model::Impl::annotated_class(TSNode name) const {
   return {};
 }
 
+std::string Model::Impl::elements_class(const std::function<void(const std::function<bool(TSNode)>&)>& each) const {
+  // Every element built of the same project class (a ModuleList of one kind of cell), else none.
+  std::string q;
+  bool mixed = false;
+  each([&](TSNode v) {
+    const std::string made = is(v, "call") ? qualname_of(constructed_class(v)) : std::string();
+    if (!project_qualname(made) || (!q.empty() && made != q)) mixed = true;
+    else q = made;
+    return mixed;
+  });
+  return mixed ? std::string() : q;
+}
+
 std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
   if (null(callee) || depth > 4) return {};
   if (!is(callee, "identifier") && !is(callee, "attribute")) return {};
@@ -523,9 +555,14 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
     if (std::string q = parameter_class(callee); !q.empty()) return q;
   if (depth == 0)
     if (std::string q = annotated_class(callee); !q.empty()) return q;
+  // `self.model = model` in __init__: what the importers build the class with (reached from `self.model`
+  // in a call of the step, step_target; not asked of the constructor's own calls of its parameters).
+  if (depth > 0 && typing_step_call_)
+    if (std::string q = constructor_parameter_class(callee); !q.empty()) return q;
   // Per name, as instance_class: a long file calls the same names over and over.
+  auto& memo = typing_step_call_ ? step_instance_qualname_memo_ : instance_qualname_memo_;
   if (depth == 0)
-    if (auto hit = instance_qualname_memo_.find(t(callee)); hit != instance_qualname_memo_.end()) return hit->second;
+    if (auto hit = memo.find(t(callee)); hit != memo.end()) return hit->second;
   std::string found;
   for_each_built_from(callee, [&](TSNode v) {
     if (is(v, "call")) {
@@ -561,6 +598,9 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
           break;
         }
       }
+  // A loop over a container of imported modules (`for cell in self.cells: x = cell(x)`), all of one class.
+  if (found.empty() && is(callee, "identifier"))
+    found = elements_class([&](const auto& visit) { for_each_container_element(callee, visit); });
   // `agent.replay_buffer` with `agent` an instance of a project class that builds it in its own
   // module (`self.replay_buffer = ReplayBuffer(...)` in DQN_agent.__init__: DRL-Pytorch's scripts
   // call `agent.replay_buffer.add(...)` every environment step, held-out round 31).
@@ -570,8 +610,16 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
       if (const std::string owner = instance_qualname(object, depth + 1); !owner.empty())
         found = project->attribute_class(src.path(), owner, t(field(callee, "attribute")));
   }
-  if (depth == 0) instance_qualname_memo_.emplace(t(callee), found);
+  if (depth == 0) memo.emplace(t(callee), found);
   return found;
+}
+
+std::string Model::Impl::step_target(const CallInfo& c) const {
+  const bool was = typing_step_call_;
+  typing_step_call_ = true;
+  std::string target = outgoing_target(c);
+  typing_step_call_ = was;
+  return target;
 }
 
 bool Model::Impl::project_qualname(std::string_view q) {
@@ -632,6 +680,12 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
                                        t(c.receiver) == "self")) {
     if (auto q = instance_qualname(c.function); !q.empty()) return q + ".__call__";
     return {};
+  }
+  // `self.cells[i](x)`: an element of a container filled with instances of one imported class
+  // (AGCRN's `self.dcrnn_cells.append(AGCRNCell(...))`, held-out round 50).
+  if (is(c.function, "subscript") && !is(field(c.function, "subscript"), "slice")) {
+    const std::string q = elements_class([&](const auto& visit) { for_each_element_of(field(c.function, "value"), visit); });
+    return q.empty() ? std::string() : q + ".__call__";
   }
   // `logger.update(loss=l)`, `self.criterion.build_targets(...)`: a method of such an instance.
   // (`model.train()` switches a module's mode, but `policy.train(replay_buffer, 256)` is TD3's step.)

@@ -436,6 +436,11 @@ struct Model::Impl {
   // name `callee` is, and the container's elements' class (ModuleList/Sequential/list built from
   // instances, or filled with `.append(Cls(...))`); `visit` is handed each element expression.
   void for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const;
+  // Each module a container expression holds (`nn.ModuleList([A() ...])`, `nn.Sequential(A(), B())`,
+  // `[A(), B()]`, `self.blocks.append(A())`), as written: visit returns true to stop.
+  void for_each_element_of(TSNode container, const std::function<bool(TSNode)>& visit) const;
+  // The class of this file whose instances fill the container `subscript` indexes (`self.cells[i]`).
+  std::string_view element_class(TSNode subscript) const;
 
   // loops
   struct Loop {
@@ -508,6 +513,13 @@ struct Model::Impl {
   std::string instance_qualname(TSNode callee, int depth = 0) const;
   std::string annotated_class(TSNode name) const;
   std::string argument_class(TSNode arg) const;
+  std::string constructor_parameter_class(TSNode name) const;
+  // The project class (as this file names it) of every module `each` visits (for_each_element_of,
+  // for_each_container_element); empty when they differ or one is not a project class's instance.
+  std::string elements_class(const std::function<void(const std::function<bool(TSNode)>&)>& each) const;
+  // outgoing_target for a call of the step: it also types a module kept from a constructor's parameter
+  // (constructor_parameter_class, which parses the importers: asked only here).
+  std::string step_target(const CallInfo& c) const;
   // The name an importer gives this file's module (its stem), or empty for a package's __init__.py
   // and a __main__.py.
   std::string importable_stem() const;
@@ -853,6 +865,8 @@ struct Model::Impl {
   bool off_by_default(size_t fi, const Context& ctx) const;
   // The truth of parameter `param`'s default when no caller passes it (nullopt: passed, or unknown).
   std::optional<bool> parameter_default_truth(size_t fi, std::string_view param) const;
+  std::optional<bool> parameter_default_truth_unguarded(size_t fi, std::string_view param) const;
+  mutable std::vector<std::pair<size_t, std::string_view>> default_truths_asked_;  // being answered
   // The default value written for parameter `param` of function `fi`, or null.
   TSNode parameter_default(size_t fi, std::string_view param) const;
   // Every call of this file of the class whose __init__ is `init` passes `param` a value `ok(value,
@@ -972,6 +986,8 @@ struct Model::Impl {
   mutable std::vector<std::optional<Frame>> early_guards_;  // per function: Guard, or Condition for none
   mutable std::unordered_map<std::string_view, std::string_view> object_class_memo_;
   mutable std::unordered_map<std::string_view, std::string> instance_qualname_memo_;  // depth 0, by text
+  mutable std::unordered_map<std::string_view, std::string> step_instance_qualname_memo_;  // the same, for step_target
+  mutable bool typing_step_call_ = false;  // inside step_target
   // test / eval / evaluate / validate / val_epoch / inference / predict, and *_eval, *evaluat*: an
   // evaluation pass by its name.
   static bool evaluation_name(std::string_view name);

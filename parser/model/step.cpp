@@ -151,6 +151,19 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
   return found;
 }
 
+std::string_view Model::Impl::element_class(TSNode subscript) const {
+  // `self.cells[i](x)`: an element of a container of modules of this file (a ModuleList filled with
+  // one class).
+  if (!is(subscript, "subscript") || is(field(subscript, "subscript"), "slice")) return {};
+  std::string_view found;
+  for_each_element_of(field(subscript, "value"), [&](TSNode v) {
+    const TSNode fn = is(v, "call") ? constructed_class(v) : TSNode{};
+    if (!null(fn) && is(fn, "identifier") && class_methods.count(std::string(t(fn)) + ".forward")) found = t(fn);
+    return !found.empty();
+  });
+  return found;
+}
+
 void Model::Impl::for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const {
   const std::string_view name = t(callee);
   // The innermost enclosing `for` of this function that binds the name (alone, or as the second of
@@ -174,6 +187,10 @@ void Model::Impl::for_each_container_element(TSNode callee, const std::function<
       over = right;
     }
   }
+  for_each_element_of(over, visit);
+}
+
+void Model::Impl::for_each_element_of(TSNode over, const std::function<bool(TSNode)>& visit) const {
   // `self.flows[::-1]`: the same elements.
   if (is(over, "subscript") && is(field(over, "subscript"), "slice")) over = field(over, "value");
   if (!is(over, "identifier") && !is(over, "attribute")) return;
@@ -373,6 +390,8 @@ std::vector<size_t> Model::Impl::callees(const CallInfo& c) const {
   // a class of the file with a forward() can be found (most files, library code, have none).
   if ((out.empty() || is(c.function, "attribute")) && method_names.count("forward"))
     add_method(instance_class(c.function), "forward");
+  if (out.empty() && is(c.function, "subscript") && method_names.count("forward"))
+    add_method(element_class(c.function), "forward");
   // Calling an instance of another class of the file runs its __call__ (`metric(logits, labels,
   // loss)` with `metric = SFTMetric(...)`: MOSS's fine-tuning loop, held-out round 26).
   if (out.empty() && method_names.count("__call__") && (is(c.function, "identifier") || is(c.function, "attribute")))

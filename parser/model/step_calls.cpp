@@ -83,6 +83,8 @@ std::vector<std::string> Model::Impl::handed_functions(TSNode e, int depth) cons
 
 std::vector<std::string> Model::handed_functions(TSNode e) const { return impl_->handed_functions(e); }
 
+std::string Model::argument_class(TSNode e) const { return impl_->argument_class(e); }
+
 std::vector<StepCall> Model::step_calls() const {
   // Positional parameters a `*batch` argument is taken to fill (a step method's are a handful).
   static constexpr uint32_t kMaxUnpacked = 16;
@@ -91,8 +93,15 @@ std::vector<StepCall> Model::step_calls() const {
   // (guided-diffusion's and consistency_models' train_util.py take the device from dist_util.dev()).
   const bool cuda = uses_cuda() || cuda_importer() != nullptr;
   for (const CallInfo& c : impl_->calls) {
-    // The call's own target, and a step method it is handed uncalled (`retry_call(model.train)`).
-    const std::string own = impl_->outgoing_target(c);
+    const StepContext sc = step_context(c.node);
+    // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
+    // Rainbow) runs every step however seldom the loop around it calls it.
+    const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
+    if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
+    // The call's own target, and a step method it is handed uncalled (`retry_call(model.train)`);
+    // here a module kept from a constructor's parameter is typed by what the importers build the
+    // class with (Impl::constructor_parameter_class).
+    const std::string own = impl_->step_target(c);
     const std::string handed = impl_->project ? impl_->referenced_target(c) : std::string();
     const size_t index = static_cast<size_t>(&c - impl_->calls.data());
     const auto foreign = impl_->foreign_overrides.find(index);
@@ -103,7 +112,7 @@ std::vector<StepCall> Model::step_calls() const {
     // loss function handed in by the script, or picked by a flag): each function it may hold.
     std::vector<std::string> held;
     if (own.empty() && is(c.function, "identifier") && !impl_->functions_by_name.count(text(c.function)) &&
-        step_context(c.node).per_step())
+        sc.per_step())
       held = impl_->handed_functions(c.function);
     for (size_t which = 0; which < 2 + n_foreign + held.size(); ++which) {
       const bool referenced = which == 1;
@@ -112,11 +121,6 @@ std::vector<StepCall> Model::step_calls() const {
                            : which < 2 + n_foreign ? foreign->second[which - 2].second
                                                    : held[which - 2 - n_foreign];
       if (target.empty()) continue;
-      const StepContext sc = step_context(c.node);
-      // A call that is the training step itself (`if T % replay_frequency == 0: dqn.learn(mem)`:
-      // Rainbow) runs every step however seldom the loop around it calls it.
-      const size_t ci = static_cast<size_t>(&c - impl_->calls.data());
-      if (!sc.per_step() && !(sc.in_step && ci < impl_->marker_calls.size() && impl_->marker_calls[ci])) continue;
       StepCall s;
       s.target = std::move(target);
       if (which >= 2 && which < 2 + n_foreign) s.file = foreign->second[which - 2].first;

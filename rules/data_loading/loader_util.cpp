@@ -328,6 +328,15 @@ TSNode batch_of(const Model& model, TSNode expr, int depth = 0) {
         });
         if (binds) return iterated_batch(model, ts::field(clause, "right"), depth + 1);
       }
+    } else if (k == "for_statement") {
+      // `for key, value in batch.items(): batch[key] = value.to(device)`: the loop's name is an element of
+      // the batch it iterates (DBNet.pytorch's trainer, held-out round 50).
+      bool binds = false;
+      ts::walk(ts::field(p, "left"), [&](TSNode n) {
+        if (ts::is(n, "identifier") && model.text(n) == name) binds = true;
+        return !binds;
+      });
+      if (binds) return iterated_batch(model, ts::field(p, "right"), depth + 1);
     } else if (k == "lambda") {
       // `map(lambda t: t.cuda(), batch)`: the lambda's parameter is an element of the batch.
       bool param = false;
