@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "cli/project_files.hpp"
@@ -1255,7 +1256,22 @@ TEST(CrossFile, AModelAndALossHandedToATrainersConstructorRunTheirForwardInItsSt
   // tests/fixtures/crossfile_constructor_arg_class/: run.py builds GraphNet and BalanceLoss and hands
   // them to lib/trainer.py's Trainer, which keeps them on self and calls them in its step: their
   // forward() runs every step (AGCRN and DBNet.pytorch, held-out round 50). Trap: the Probe model
-  // handed to an Evaluator that runs once.
-  check_project(kDir.parent_path() / "crossfile_constructor_arg_class", 6);
+  // handed to an Evaluator that runs once. cells.py: the cells GraphNet calls from a ModuleList by index
+  // run every step too (AGCRN's cells); a list of two kinds of module is not followed (Gate).
+  check_project(kDir.parent_path() / "crossfile_constructor_arg_class", 7);
+}
+TEST(CrossFile, ADirectoryWhoseScriptsImportItByItsNameBelongsToTheScriptsAbove) {
+  // tests/fixtures/crossfile_namespace_dir/: exp/ has no __init__.py and exp/train.py imports
+  // `exp.data` (run as `python -m exp.train` from the checkout): the checkout is the project, so
+  // lib/loop.py's step is seen to iterate the training loader, whose workers are restarted every
+  // epoch (probabilistic_kt, held-out round 50).
+  // Trap: the test loader, which no step iterates. Copied out of the checkout, with no project marker
+  // above it (perflint's own .git would make the checkout the root, where `exp.data` resolves anyway).
+  testing::TempDir dir;
+  for (const char* rel : {"exp/train.py", "exp/data.py", "lib/loop.py"}) {
+    std::ifstream in(kDir.parent_path() / "crossfile_namespace_dir" / rel, std::ios::binary);
+    dir.write(rel, std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  check_project(dir.path(), 3);
 }
 }  // namespace perflint
