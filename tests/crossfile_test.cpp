@@ -1274,4 +1274,11 @@ TEST(CrossFile, ADirectoryWhoseScriptsImportItByItsNameBelongsToTheScriptsAbove)
   }
   check_project(dir.path(), 3);
 }
+TEST(CrossFile, ATrainerWhoseDeviceAHelperPicksIsJudgedForPrecisionWhenNoOtherFileIs) {
+  // tests/fixtures/crossfile_trainer_device_from_helper/fp32/: main.py runs core/train.py's training once
+  // (no loop, no CUDA of its own); utils.py moves the batch with .cuda(): the fp32 CUDA step is
+  // reported in core/train.py (PFL401, PFL402), where nobody else would say it (pytorch-adda, held-out
+  // round 52; DBNet.pytorch, round 50). Trap: amp/, the same project whose entry trains under autocast.
+  check_project(kDir.parent_path() / "crossfile_trainer_device_from_helper", 8);
+}
 }  // namespace perflint
