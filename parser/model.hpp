@@ -316,6 +316,9 @@ class Model {
   TSNode enclosing(TSNode node, std::string_view kind) const;
   // True when `node` runs only under an `if` other than `if __name__ == "__main__":`.
   bool under_condition(TSNode node, TSNode* condition = nullptr) const;
+  // The same, except the body of an `if` whose test the defaults make true (evaluate): such code runs
+  // in a default launch.
+  bool under_condition_not_on(TSNode node) const;
   // `node` is in a branch the argparse defaults switch off (`if args.gail:` with --gail False).
   bool switched_off(TSNode node) const;
   // `node` sits in a branch that a setting the script binds once to True / False turns off

@@ -1040,4 +1040,23 @@ bool Model::under_condition(TSNode node, TSNode* condition) const {
   return false;
 }
 
+bool Model::under_condition_not_on(TSNode node) const {
+  Context ctx = impl_->context_by_climbing(node);
+  for (const auto& f : ctx.frames) {
+    if (f.kind != Frame::Kind::Condition && f.kind != Frame::Kind::Guard) continue;
+    if (!null(f.condition) && impl_->t(f.condition).find("__name__") != std::string_view::npos) continue;
+    // The body of an `if` whose test the defaults make true (`if args.seed is not None:` with
+    // `--seed` 1 by default: SpCL, held-out round 53) runs in a default launch.
+    if (f.kind == Frame::Kind::Condition && is(f.node, "if_statement") &&
+        ts::same(ts::field(f.node, "condition"), f.condition)) {
+      const TSNode body = ts::field(f.node, "consequence");
+      if (!null(body) && ts_node_start_byte(node) >= ts_node_start_byte(body) &&
+          ts_node_end_byte(node) <= ts_node_end_byte(body) && evaluate(f.condition).truthy() == true)
+        continue;
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace perflint

