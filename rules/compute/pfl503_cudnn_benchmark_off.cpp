@@ -107,6 +107,7 @@ class RulePFL503 final : public Rule {
   void check(TSNode, const Model& model, Emitter& out) const override {
     if (!model.has_step_loop()) return;
     const CallInfo* conv = first_call(model, is_conv_call);
+    bool conv_switched_off = false;  // the only convolutions are in a branch the defaults switch off
     // Or the model is a class of another file of the project that builds convolutions
     // (`from model import Generator`; stylegan2-pytorch, minDiffusion's UNet).
     std::string elsewhere;
@@ -127,7 +128,7 @@ class RulePFL503 final : public Rule {
           if (!switched) switched = &c, switched_where = elsewhere;
         }
       }
-      if (!conv && switched) conv = switched, elsewhere = switched_where;
+      if (!conv && switched) conv = switched, elsewhere = switched_where, conv_switched_off = true;
     }
     if (!conv) return;
     TSNode disabled{};
@@ -142,6 +143,10 @@ class RulePFL503 final : public Rule {
         continue;
       }
       if (model.qualname(left) != kBenchmark) continue;
+      // Only in a branch the defaults switch off (`if self.benchmark_flag:` with --benchmark_flag False:
+      // UGATIT, held-out round 53): a default launch runs without it. Not when the convolutions are
+      // themselves in a switched-off branch: then the two switches may go together.
+      if (!conv_switched_off && model.switched_off(a)) continue;
       // True, or a value only known at run time (`= args.benchmark`): the user decides.
       if (model.evaluate(rightmost(a)).truthy() != false) return;
       if (ts_node_is_null(disabled)) disabled = a;
