@@ -388,12 +388,36 @@ const std::vector<std::string>& py_files_of(const fs::path& dir, std::unordered_
   return it->second;
 }
 
+// Whether a .py file directly in `dir` that mentions `mention` imports a module that `names` accepts
+// (`from m import a`: only m is a module; `import a.b as c, d`: a.b and d). Bounded: a directory with
+// more than 200 .py files is nobody's script directory.
+bool some_script_imports(const fs::path& dir, std::string_view mention, const std::function<bool(std::string_view)>& names,
+                         std::unordered_map<std::string, std::vector<std::string>>& listings) {
+  int files = 0;
+  for (const std::string& path : py_files_of(dir, listings)) {
+    if (++files > 200) return false;
+    const FileRead read = read_whole_file(path, 1 << 20);
+    if (read.status != FileRead::Status::Ok || read.bytes.find(mention) == std::string::npos) continue;
+    for (const std::string& line : import_lines(read.bytes)) {
+      const std::vector<std::string> w = import_words(line);
+      if (w.size() < 2) continue;
+      if (w[0] == "from") {
+        if (names(w[1])) return true;
+        continue;
+      }
+      for (size_t i = 1; i < w.size(); ++i) {
+        if (w[i] == "as" || w[i - 1] == "as" || w[i] == "import") continue;
+        if (names(w[i])) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Whether a .py file directly in `parent` imports the directory `name` as a module (`import
 // core.data_loader`, `from core import x`, `from core.models import y`; `from .core import x`; and, for
 // a directory of modules inside another one, `from src.utils.logging import x` in src/train.py):
-// then `name` is a directory of modules that the scripts of `parent` use,
-// and belongs with them. Bounded: a directory with more than 200 .py files is nobody's script
-// directory.
+// then `name` is a directory of modules that the scripts of `parent` use, and belongs with them.
 bool scripts_import(const fs::path& parent, const std::string& name,
                     std::unordered_map<std::string, std::vector<std::string>>& listings) {
   const std::string pname = parent.filename().string();
@@ -418,25 +442,7 @@ bool scripts_import(const fs::path& parent, const std::string& name,
     // `src.utils...` from a script of src/ (not `timm.models.layers` from a script of models/).
     return dots == 0 && parts.size() >= 2 && parts[0] == pname && parts[1] == name;
   };
-  int files = 0;
-  for (const std::string& path : py_files_of(parent, listings)) {
-    if (++files > 200) return false;
-    const FileRead read = read_whole_file(path, 1 << 20);
-    if (read.status != FileRead::Status::Ok || read.bytes.find(name) == std::string::npos) continue;
-    for (const std::string& line : import_lines(read.bytes)) {
-      const std::vector<std::string> w = import_words(line);
-      if (w.size() < 2) continue;
-      if (w[0] == "from") {  // `from m import a`: only m is a module
-        if (names_dir(w[1])) return true;
-        continue;
-      }
-      for (size_t i = 1; i < w.size(); ++i) {
-        if (w[i] == "as" || w[i - 1] == "as" || w[i] == "import") continue;
-        if (names_dir(w[i])) return true;
-      }
-    }
-  }
-  return false;
+  return some_script_imports(parent, name, names_dir, listings);
 }
 
 // Whether a .py file of `dir` (a directory without __init__.py) imports a module of `dir` by the
@@ -451,23 +457,7 @@ bool scripts_import_own_dir(const fs::path& dir, std::unordered_map<std::string,
   const auto names_own = [&](std::string_view module) {
     return module.size() > name.size() + 1 && module.starts_with(name) && module[name.size()] == '.';
   };
-  int files = 0;
-  for (const std::string& path : py_files_of(dir, listings)) {
-    if (++files > 200) return false;
-    const FileRead read = read_whole_file(path, 1 << 20);
-    if (read.status != FileRead::Status::Ok || read.bytes.find(name + ".") == std::string::npos) continue;
-    for (const std::string& line : import_lines(read.bytes)) {
-      const std::vector<std::string> w = import_words(line);
-      if (w.size() < 2) continue;
-      if (w[0] == "from") {
-        if (names_own(w[1])) return true;
-        continue;
-      }
-      for (size_t i = 1; i < w.size(); ++i)
-        if (w[i] != "as" && w[i - 1] != "as" && names_own(w[i])) return true;
-    }
-  }
-  return false;
+  return some_script_imports(dir, name + ".", names_own, listings);
 }
 
 // The linker's root: project_root, or above it the directory that holds the file's top package when

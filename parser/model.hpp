@@ -345,6 +345,9 @@ class Model {
   // per-step call binds to it).
   bool non_none(TSNode e, int depth) const;
   const void* find_derived(void (*key)()) const;
+  // under_condition and under_condition_not_on: the first condition over `node` (not `__name__`'s,
+  // nor, with `skip_on`, an `if` whose body holds `node` and whose test the defaults make true).
+  bool condition_over(TSNode node, TSNode* condition, bool skip_on) const;
   void keep_derived(void (*key)(), std::shared_ptr<const void> value) const;
 
   struct Impl;

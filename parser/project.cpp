@@ -12,6 +12,17 @@ namespace fs = std::filesystem;
 
 namespace perflint {
 
+namespace {
+
+// The parser of this thread for the modules summarised or modelled here (summaries and importers'
+// models are made inside other files' lint, on any thread).
+ts::Parser& thread_parser() {
+  static thread_local ts::Parser parser;
+  return parser;
+}
+
+}  // namespace
+
 const FunctionSummary* ModuleSummary::function(std::string_view name) const {
   for (const auto& f : functions)
     if (f.name == name) return &f;
@@ -42,8 +53,7 @@ ModuleSummary summarize_module(const std::string& path, const std::string& text,
   m.module = fs::path(path).stem().string();
   auto source = SourceFile::from_bytes(path, text);
   if (!source) return m;
-  static thread_local ts::Parser parser;
-  ts::Tree tree = parser.parse(source->text());
+  ts::Tree tree = thread_parser().parse(source->text());
   if (!tree) return m;
   // Without a project, a summary looks one level deep (never at its own siblings); with one, what
   // other files' steps run in this module counts (the project linker bounds the recursion).
@@ -119,16 +129,12 @@ std::optional<OptionDefault> CallArguments::passes(std::string_view param, int i
 class ModelledModule {
  public:
   ModelledModule(SourceFile source, ProjectContext* project)
-      : source_(std::move(source)), tree_(parser().parse(source_.text())),
+      : source_(std::move(source)), tree_(thread_parser().parse(source_.text())),
         model_(tree_ ? std::make_unique<Model>(source_, tree_.root(), std::vector<std::string>{}, project) : nullptr) {}
   const SourceFile& source() const { return source_; }
   const Model* model() const { return model_.get(); }
 
  private:
-  static ts::Parser& parser() {
-    static thread_local ts::Parser p;
-    return p;
-  }
   SourceFile source_;
   ts::Tree tree_;
   std::unique_ptr<Model> model_;  // refers to source_ and tree_: declared after them
@@ -171,11 +177,6 @@ std::vector<CallArguments> call_arguments(const ModelledModule& module, std::str
   return out;
 }
 
-std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
-                                          std::string_view function) {
-  const std::shared_ptr<const ModelledModule> module = model_module(path, text, project);
-  return module ? call_arguments(*module, function) : std::vector<CallArguments>{};
-}
 
 bool is_test_path(std::string_view path) {
   // On the string (no fs::path): it runs for every file of a project root.

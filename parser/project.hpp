@@ -605,9 +605,7 @@ std::shared_ptr<const ModelledModule> model_module(const std::string& path, cons
                                                    ProjectContext* project);
 
 // The calls of a function named `function` (by the last component of the name they call) in a
-// modelled module, or in source `text`, parsed once for all the parameters asked about.
+// modelled module, for all the parameters asked about.
 std::vector<CallArguments> call_arguments(const ModelledModule& module, std::string_view function);
-std::vector<CallArguments> call_arguments(const std::string& path, const std::string& text, ProjectContext* project,
-                                          std::string_view function);
 
 }  // namespace perflint

@@ -446,13 +446,8 @@ std::optional<bool> Model::Impl::parameter_default_truth_unguarded(size_t fi, st
     // A call of the function in itself that hands the parameter on as it came (`visit(child, deep,
     // step)`): the value the outer calls gave it.
     const bool recursive = ts::same(call_ctx[i].function, fn.node);
-    if (recursive && !c.star_args && !c.unresolved_kwargs) {
-      const Argument* a = c.keyword(param);
-      const TSNode on = a ? a->value
-                          : index >= 0 && static_cast<long>(c.positional.size()) > index ? c.positional[static_cast<size_t>(index)]
-                                                                                        : TSNode{};
-      if (!null(on) && is(on, "identifier") && t(on) == param) continue;
-    }
+    if (recursive && !c.star_args && !c.unresolved_kwargs)
+      if (const TSNode on = c.arg(param, static_cast<int>(index)); is(on, "identifier") && t(on) == param) continue;
     // Only calls that run with a step count (an inference path may pass it).
     if (fn.name != "__init__" && !step_where(call_ctx[i], 1).in()) continue;
     if (c.star_args || c.unresolved_kwargs) return std::nullopt;

@@ -535,11 +535,11 @@ std::string Model::Impl::annotated_class(TSNode name) const {
   return {};
 }
 
-std::string Model::Impl::elements_class(const std::function<void(const std::function<bool(TSNode)>&)>& each) const {
+std::string Model::Impl::elements_class(TSNode container) const {
   // Every element built of the same project class (a ModuleList of one kind of cell), else none.
   std::string q;
   bool mixed = false;
-  each([&](TSNode v) {
+  for_each_element_of(container, [&](TSNode v) {
     const std::string made = is(v, "call") ? qualname_of(constructed_class(v)) : std::string();
     if (!project_qualname(made) || (!q.empty() && made != q)) mixed = true;
     else q = made;
@@ -600,7 +600,7 @@ std::string Model::Impl::instance_qualname(TSNode callee, int depth) const {
       }
   // A loop over a container of imported modules (`for cell in self.cells: x = cell(x)`), all of one class.
   if (found.empty() && is(callee, "identifier"))
-    found = elements_class([&](const auto& visit) { for_each_container_element(callee, visit); });
+    found = elements_class(looped_container(callee));
   // `agent.replay_buffer` with `agent` an instance of a project class that builds it in its own
   // module (`self.replay_buffer = ReplayBuffer(...)` in DQN_agent.__init__: DRL-Pytorch's scripts
   // call `agent.replay_buffer.add(...)` every environment step, held-out round 31).
@@ -684,7 +684,7 @@ std::string Model::Impl::outgoing_target(const CallInfo& c) const {
   // `self.cells[i](x)`: an element of a container filled with instances of one imported class
   // (AGCRN's `self.dcrnn_cells.append(AGCRNCell(...))`, held-out round 50).
   if (is(c.function, "subscript") && !is(field(c.function, "subscript"), "slice")) {
-    const std::string q = elements_class([&](const auto& visit) { for_each_element_of(field(c.function, "value"), visit); });
+    const std::string q = elements_class(field(c.function, "value"));
     return q.empty() ? std::string() : q + ".__call__";
   }
   // `logger.update(loss=l)`, `self.criterion.build_targets(...)`: a method of such an instance.

@@ -432,10 +432,10 @@ struct Model::Impl {
   // `Net.from_config(cfg)` of Hugging Face, `Net.load_from_checkpoint(p)` of Lightning): `Net` too.
   TSNode constructed_class(TSNode call) const;
   std::string_view instance_class_uncached(TSNode callee, int depth) const;
-  // `for flow in self.flows: out = flow(out)`: the loop over a container of modules that binds the
-  // name `callee` is, and the container's elements' class (ModuleList/Sequential/list built from
-  // instances, or filled with `.append(Cls(...))`); `visit` is handed each element expression.
-  void for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const;
+  // `for flow in self.flows: out = flow(out)`: the container (`self.flows`) that the innermost loop of
+  // the function binding the name `callee` iterates (also through enumerate and reversed); null when
+  // no loop binds it.
+  TSNode looped_container(TSNode callee) const;
   // Each module a container expression holds (`nn.ModuleList([A() ...])`, `nn.Sequential(A(), B())`,
   // `[A(), B()]`, `self.blocks.append(A())`), as written: visit returns true to stop.
   void for_each_element_of(TSNode container, const std::function<bool(TSNode)>& visit) const;
@@ -514,9 +514,9 @@ struct Model::Impl {
   std::string annotated_class(TSNode name) const;
   std::string argument_class(TSNode arg) const;
   std::string constructor_parameter_class(TSNode name) const;
-  // The project class (as this file names it) of every module `each` visits (for_each_element_of,
-  // for_each_container_element); empty when they differ or one is not a project class's instance.
-  std::string elements_class(const std::function<void(const std::function<bool(TSNode)>&)>& each) const;
+  // The project class (as this file names it) of every module the container holds (for_each_element_of);
+  // empty when they differ or one is not a project class's instance.
+  std::string elements_class(TSNode container) const;
   // outgoing_target for a call of the step: it also types a module kept from a constructor's parameter
   // (constructor_parameter_class, which parses the importers: asked only here).
   std::string step_target(const CallInfo& c) const;

@@ -1028,32 +1028,26 @@ bool Model::off_by_constant(TSNode node) const {
   return false;
 }
 
-bool Model::under_condition(TSNode node, TSNode* condition) const {
+bool Model::under_condition(TSNode node, TSNode* condition) const { return condition_over(node, condition, false); }
+
+bool Model::under_condition_not_on(TSNode node) const { return condition_over(node, nullptr, true); }
+
+bool Model::condition_over(TSNode node, TSNode* condition, bool skip_on) const {
   Context ctx = impl_->context_by_climbing(node);
   // Module-level `if __name__ == "__main__":` is not a condition; functions are entered via calls.
   for (const auto& f : ctx.frames) {
     if (f.kind != Frame::Kind::Condition && f.kind != Frame::Kind::Guard) continue;
     if (!null(f.condition) && impl_->t(f.condition).find("__name__") != std::string_view::npos) continue;
-    if (condition) *condition = f.condition;
-    return true;
-  }
-  return false;
-}
-
-bool Model::under_condition_not_on(TSNode node) const {
-  Context ctx = impl_->context_by_climbing(node);
-  for (const auto& f : ctx.frames) {
-    if (f.kind != Frame::Kind::Condition && f.kind != Frame::Kind::Guard) continue;
-    if (!null(f.condition) && impl_->t(f.condition).find("__name__") != std::string_view::npos) continue;
     // The body of an `if` whose test the defaults make true (`if args.seed is not None:` with
     // `--seed` 1 by default: SpCL, held-out round 53) runs in a default launch.
-    if (f.kind == Frame::Kind::Condition && is(f.node, "if_statement") &&
+    if (skip_on && f.kind == Frame::Kind::Condition && is(f.node, "if_statement") &&
         ts::same(ts::field(f.node, "condition"), f.condition)) {
       const TSNode body = ts::field(f.node, "consequence");
       if (!null(body) && ts_node_start_byte(node) >= ts_node_start_byte(body) &&
           ts_node_end_byte(node) <= ts_node_end_byte(body) && evaluate(f.condition).truthy() == true)
         continue;
     }
+    if (condition) *condition = f.condition;
     return true;
   }
   return false;

@@ -147,7 +147,7 @@ std::string_view Model::Impl::instance_class_uncached(TSNode callee, int depth) 
     for_each_bound_argument(t(callee), [&](TSNode a) { return from_value(past_moves_and_wrappers(a)); });
   // A loop over a container of modules (glow's `for flow in self.flows: out = flow(out)`, held-out
   // round 47).
-  if (found.empty() && is(callee, "identifier")) for_each_container_element(callee, from_value);
+  if (found.empty() && is(callee, "identifier")) for_each_element_of(looped_container(callee), from_value);
   return found;
 }
 
@@ -164,13 +164,13 @@ std::string_view Model::Impl::element_class(TSNode subscript) const {
   return found;
 }
 
-void Model::Impl::for_each_container_element(TSNode callee, const std::function<bool(TSNode)>& visit) const {
+TSNode Model::Impl::looped_container(TSNode callee) const {
   const std::string_view name = t(callee);
   // The innermost enclosing `for` of this function that binds the name (alone, or as the second of
   // `for i, block in enumerate(...)`).
   TSNode over{};
   for (TSNode up = ts::parent(callee); !null(up) && null(over); up = ts::parent(up)) {
-    if (is(up, "function_definition") || is(up, "class_definition")) return;
+    if (is(up, "function_definition") || is(up, "class_definition")) return {};
     if (!is(up, "for_statement")) continue;
     const TSNode left = field(up, "left");
     TSNode right = unparenthesized(field(up, "right"));
@@ -187,7 +187,7 @@ void Model::Impl::for_each_container_element(TSNode callee, const std::function<
       over = right;
     }
   }
-  for_each_element_of(over, visit);
+  return over;
 }
 
 void Model::Impl::for_each_element_of(TSNode over, const std::function<bool(TSNode)>& visit) const {

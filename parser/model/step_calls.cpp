@@ -103,8 +103,7 @@ std::vector<StepCall> Model::step_calls() const {
     // class with (Impl::constructor_parameter_class).
     const std::string own = impl_->step_target(c);
     const std::string handed = impl_->project ? impl_->referenced_target(c) : std::string();
-    const size_t index = static_cast<size_t>(&c - impl_->calls.data());
-    const auto foreign = impl_->foreign_overrides.find(index);
+    const auto foreign = impl_->foreign_overrides.find(ci);
     // The call's own target, a step method handed to it, and the overrides of `self.method()` in
     // subclasses of other files.
     const size_t n_foreign = foreign == impl_->foreign_overrides.end() ? 0 : foreign->second.size();

@@ -168,13 +168,10 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
   }
   if (k == "comparison_operator") {
     // `args.arch == "stylegan2"`, `opt.mode != 'test'`: two known values of one kind.
-    if (ts_node_named_child_count(n) != 2) return Value{};
+    if (ts_node_named_child_count(n) != 2 || ts_node_child_count(n) != 3) return Value{};
     // `args.seed is not None` with `--seed` 1 by default (SpCL, held-out round 53): a known value
-    // against None.
-    if (std::string op_is = ts_node_child_count(n) == 3   ? std::string(t(ts_node_child(n, 1)))
-                            : ts_node_child_count(n) == 4 ? std::string(t(ts_node_child(n, 1))) + " " + std::string(t(ts_node_child(n, 2)))
-                                                          : std::string();
-        op_is == "is" || op_is == "is not") {
+    // against None. (`is not` is one operator node, however it is spaced.)
+    if (const std::string_view op_is = ts::kind(ts_node_child(n, 1)); op_is == "is" || op_is == "is not") {
       if (!is(ts_node_named_child(n, 1), "none")) return Value{};
       // Only a value that is not None: an option left at None by default (`--clip_gradient`,
       // `--resume`) is usually one the launch passes, and its branch is not taken as off.
@@ -186,7 +183,6 @@ Value Model::Impl::eval(TSNode n, TSNode function, int depth) const {
       out.origin = n;
       return out;
     }
-    if (ts_node_child_count(n) != 3) return Value{};
     const std::string_view op = t(ts_node_child(n, 1));
     const bool ordered = op == "<" || op == ">" || op == "<=" || op == ">=";
     if (op != "==" && op != "!=" && !ordered) return Value{};

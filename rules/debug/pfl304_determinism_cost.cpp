@@ -33,13 +33,11 @@ class RulePFL304 final : public Rule {
   // its own (`if args.seed is not None:` with --seed 1 by default: SpCL, held-out round 53). Behind
   // `if args.deterministic:` the setting is the deliberate, switchable trade the hint asks for.
   static bool under_condition_but_seeding(const Model& model, TSNode node) {
-    TSNode condition{};
-    if (!model.under_condition(node, &condition)) return false;
+    if (!model.under_condition(node)) return false;
     if (model.under_condition_not_on(node)) return true;
-    bool switch_named = false;
     for (TSNode up = node; !ts_node_is_null(up); up = ts_node_parent(up))
-      if (ts::is(up, "if_statement") && icontains(model.text(ts::field(up, "condition")), "determin")) switch_named = true;
-    return switch_named;
+      if (ts::is(up, "if_statement") && icontains(model.text(ts::field(up, "condition")), "determin")) return true;
+    return false;
   }
 
   void check(TSNode node, const Model& model, Emitter& out) const override {

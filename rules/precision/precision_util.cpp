@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parser/ts.hpp"
 
@@ -136,5 +137,18 @@ ReducedPrecision find_reduced_precision(const Model& model) {
 
 // Three rules ask on the same file: found once per model.
 ReducedPrecision reduced_precision(const Model& model) { return model.derived(&find_reduced_precision); }
+
+bool imports_its_cuda_device(const Model& model) {
+  const ModuleSummary* device = model.cuda_imported();
+  if (device == nullptr) return false;
+  if (model.source().text().find("__main__") != std::string_view::npos) return true;
+  const std::vector<TSNode>& loops = model.step_loops();
+  if (loops.empty() || device->mentions_reduced_precision || !model.run_mentions("__main__") ||
+      std::any_of(loops.begin(), loops.end(), [&](TSNode l) { return model.run_by_other_file(l); }))
+    return false;
+  for (std::string_view w : {"autocast", "GradScaler", "float16", "bfloat16", "mixed_precision", "amp"})
+    if (model.run_mentions(w)) return false;
+  return true;
+}
 
 }  // namespace perflint

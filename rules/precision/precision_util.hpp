@@ -3,10 +3,6 @@
 #pragma once
 #include <tree_sitter/api.h>
 
-#include <algorithm>
-#include <string_view>
-#include <vector>
-
 #include "parser/model.hpp"
 
 namespace perflint {
@@ -36,20 +32,9 @@ inline bool uses_reduced_precision(const Model& model) {
 // settings belong in the script that runs: unless no other file's step runs its step loops (the
 // entry script only calls `trainer.train()` or `train_src(...)` once, outside any loop, and is judged
 // for nothing), a script of the project runs it, and neither the code a run of it reaches
-// (Model::run_mentions) nor the module that picks the device names 16-bit compute: then nobody else would say it (DBNet.pytorch's
-// trainer, whose base class picks the device; pytorch-adda's core/pretrain.py, whose helper moves the
-// batch with .cuda(): held-out rounds 50 and 52).
-inline bool imports_its_cuda_device(const Model& model) {
-  const ModuleSummary* device = model.cuda_imported();
-  if (device == nullptr) return false;
-  if (model.source().text().find("__main__") != std::string_view::npos) return true;
-  const std::vector<TSNode>& loops = model.step_loops();
-  if (loops.empty() || device->mentions_reduced_precision || !model.run_mentions("__main__") ||
-      std::any_of(loops.begin(), loops.end(), [&](TSNode l) { return model.run_by_other_file(l); }))
-    return false;
-  for (std::string_view w : {"autocast", "GradScaler", "float16", "bfloat16", "mixed_precision", "amp"})
-    if (model.run_mentions(w)) return false;
-  return true;
-}
+// (Model::run_mentions) nor the module that picks the device names 16-bit compute: then nobody else
+// would say it (DBNet.pytorch's trainer, whose base class picks the device; pytorch-adda's
+// core/pretrain.py, whose helper moves the batch with .cuda(): held-out rounds 50 and 52).
+bool imports_its_cuda_device(const Model& model);
 
 }  // namespace perflint
